@@ -1,0 +1,253 @@
+/*
+ * tetra.h - the one public header of tetra: NVFP4 inference kernels for NVIDIA GPUs.
+ *
+ * Pure C (C99 and later, C++ via extern "C", Python via ctypes). Every entry point
+ * validates its arguments and returns a tetra_status; on failure tetra_last_error()
+ * returns a per-thread message that names the offending argument.
+ *
+ * Conventions
+ *   - Matrices are row-major with K (the reduction dimension) contiguous.
+ *   - NVFP4: two E2M1 values per byte along K, the even-indexed element in the low
+ *     nibble; one UE4M3 block scale per 16 consecutive K elements; one FP32 global
+ *     (decode) scale per tensor. Real value = e2m1 * ue4m3 * global_scale.
+ *   - Batched problems (L > 1): L independent matrices, L outermost in memory.
+ *   - Functions whose name ends in _host work on host memory and need no GPU.
+ *     All other data pointers are device pointers.
+ */
+#ifndef TETRA_H
+#define TETRA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TETRA_VERSION_MAJOR 0
+#define TETRA_VERSION_MINOR 1
+#define TETRA_VERSION_PATCH 0
+
+/* ---------------------------------------------------------------- status */
+
+typedef enum tetra_status {
+    TETRA_OK = 0,
+    TETRA_ERR_INVALID_ARGUMENT = 1, /* a bad argument; the message names it */
+    TETRA_ERR_UNSUPPORTED = 2,      /* valid, but no path in this build/device takes it */
+    TETRA_ERR_NO_DEVICE = 3,        /* no CUDA device visible */
+    TETRA_ERR_CUDA = 4,             /* a CUDA runtime / library call failed */
+    TETRA_ERR_OUT_OF_MEMORY = 5,
+    TETRA_ERR_NON_FINITE = 6,       /* NaN or Inf where a finite value is required */
+    TETRA_ERR_INTERNAL = 7
+} tetra_status;
+
+/* A static string naming the status ("TETRA_ERR_INVALID_ARGUMENT"). Never NULL. */
+const char *tetra_status_string(tetra_status status);
+
+/* The message of the last failing call on this thread ("" if none). Never NULL. */
+const char *tetra_last_error(void);
+
+/* "0.1.0" */
+const char *tetra_version(void);
+
+/* ---------------------------------------------------------------- types */
+
+typedef enum tetra_dtype {
+    TETRA_DTYPE_FP32 = 0,
+    TETRA_DTYPE_FP16 = 1,
+    TETRA_DTYPE_BF16 = 2,
+    TETRA_DTYPE_NVFP4 = 3
+} tetra_dtype;
+
+typedef enum tetra_scale_layout {
+    /* [rows, K/16] row-major, row pitch scale_ld bytes. */
+    TETRA_SCALE_LINEAR = 0,
+    /* cuBLAS/CUTLASS 128x4 swizzle: rows padded to 128, scale columns to 4, padding
+     * zero-filled; offset(r,kb) = 512*((r/128)*ceil(nkb/4) + kb/4) + 16*(r%32)
+     *                            + 4*((r%128)/32) + kb%4. */
+    TETRA_SCALE_SWIZZLED_128X4 = 1
+} tetra_scale_layout;
+
+/*
+ * A matrix (or a batch of L matrices) of any dtype.
+ *
+ * Dense (FP32/FP16/BF16): data points at rows x cols elements; ld = elements between
+ * rows (0 means cols). NVFP4: cols is K (logical 4-bit elements, a multiple of 16),
+ * data holds rows x ld/2 bytes, scales holds the UE4M3 block scales in scale_layout.
+ * batch_stride counts elements (NVFP4: 4-bit elements, so bytes = batch_stride/2);
+ * 0 means rows*ld. scale_batch_stride counts scale bytes; 0 means the size of one
+ * batch's scales in its layout (tetra_nvfp4_scale_bytes).
+ * Initialise with tetra_matrix_dense() / tetra_matrix_nvfp4() and adjust fields.
+ */
+typedef struct tetra_matrix {
+    tetra_dtype dtype;
+    void *data;
+    int64_t rows;
+    int64_t cols;
+    int64_t ld;
+    int64_t batch;        /* L; 0 is treated as 1 */
+    int64_t batch_stride; /* elements; 0 = rows*ld */
+    /* NVFP4 only (ignored for dense dtypes) */
+    void *scales;
+    tetra_scale_layout scale_layout;
+    int64_t scale_ld;           /* linear layout: scale bytes between rows; 0 = cols/16 */
+    int64_t scale_batch_stride; /* scale bytes between batches; 0 = packed size */
+    float global_scale;         /* decode scale; used when global_scale_dev is NULL */
+    float *global_scale_dev;    /* optional device pointer to one FP32 global scale */
+} tetra_matrix;
+
+/* Convenience initialisers: contiguous, batch = 1. */
+tetra_matrix tetra_matrix_dense(tetra_dtype dtype, void *data, int64_t rows, int64_t cols);
+tetra_matrix tetra_matrix_nvfp4(void *data, void *scales, tetra_scale_layout layout,
+                                int64_t rows, int64_t k, float global_scale);
+
+/* Bytes of one batch's packed values (rows * k/2) and block scales in a layout
+ * (linear: rows*k/16; swizzled: round_up(rows,128) * round_up(k/16,4)).
+ * Return 0 for invalid sizes (k not a positive multiple of 16, rows < 1, overflow). */
+size_t tetra_nvfp4_data_bytes(int64_t rows, int64_t k);
+size_t tetra_nvfp4_scale_bytes(int64_t rows, int64_t k, tetra_scale_layout layout);
+
+/* ---------------------------------------------------------------- format core (host) */
+
+/* Scalar codecs. E2M1: round to nearest, ties to even, saturate at +-6, sign kept
+ * (-0 and tiny negatives encode as 0x8); NaN encodes as +6 (quantizers reject NaN
+ * before encoding). UE4M3: round to nearest even, saturate at 448, negative and NaN
+ * inputs encode as 0; decoding reads the byte as FP8 E4M3 (0x7F/0xFF are NaN). */
+uint8_t tetra_e2m1_encode(float x);
+float tetra_e2m1_decode(uint8_t code); /* low nibble */
+uint8_t tetra_ue4m3_encode(float x);
+float tetra_ue4m3_decode(uint8_t code);
+
+/* How quantization picks the global scale. */
+typedef enum tetra_global_scale_mode {
+    /* g = amax(|x|) / (6*448) over the whole tensor (all batches); written to
+     * dst->global_scale (host functions) or *dst->global_scale_dev (GPU; required). */
+    TETRA_GLOBAL_SCALE_FROM_AMAX = 0,
+    /* use dst->global_scale (or *dst->global_scale_dev when set) as given */
+    TETRA_GLOBAL_SCALE_SUPPLIED = 1
+} tetra_global_scale_mode;
+
+/* Quantize a dense FP32/FP16/BF16 host matrix to NVFP4 (ModelOpt/TensorRT-LLM recipe):
+ * per 16-block s = ue4m3_rn(amax_block / (6 g)), q = e2m1_rn(x / (s g)); a block whose
+ * scale rounds to 0 stores zeros. Non-finite input -> TETRA_ERR_NON_FINITE. If the
+ * tensor is all zeros, FROM_AMAX sets g = 1. Swizzled padding is zero-filled. */
+tetra_status tetra_quantize_host(const tetra_matrix *src, tetra_matrix *dst,
+                                 tetra_global_scale_mode mode);
+
+/* Dequantize an NVFP4 host matrix into a dense host matrix: e2m1 * ue4m3 * g in FP32,
+ * rounded once to the destination dtype (round to nearest even). */
+tetra_status tetra_dequantize_host(const tetra_matrix *src, tetra_matrix *dst);
+
+/* Rewrite src's block scales into dst's layout (dst->scales, dst->scale_layout,
+ * dst->scale_ld, dst->scale_batch_stride; rows, cols, batch must match). Packed values
+ * are not touched. */
+tetra_status tetra_convert_scales_host(const tetra_matrix *src, tetra_matrix *dst);
+
+/* GPU MODE pre-permuted scales: a contiguous tensor of shape
+ * (32, 4, rest_m, 4, rest_k, L), rest_m = ceil(rows/128), rest_k = ceil(K/64), where
+ * element [i0,i1,rm,i3,rk,l] is the scale of row rm*128+i1*32+i0, block rk*4+i3 of
+ * batch l (zero for padding). Per batch it is a view of the swizzled-128x4 layout.
+ * `out` must hold tetra_nvfp4_scale_bytes(rows, K, SWIZZLED) * L bytes. */
+tetra_status tetra_scales_to_prepermuted_host(const tetra_matrix *src, uint8_t *out);
+
+/* ---------------------------------------------------------------- the CPU oracle */
+
+/* D = alpha * A * B^T (+ bias) computed on the host in FP64 from exactly dequantized
+ * operands (NVFP4 includes both global scales), rounded once to D's dtype.
+ * A: [M,K] NVFP4 (W4A4) or FP32/FP16/BF16 (W4A16); B: [N,K] NVFP4 or dense;
+ * D: [M,N] FP32/FP16/BF16; bias: NULL or N host floats; batched over L.
+ * Multithreaded over output rows; `threads` <= 0 uses all online CPUs.
+ * If d64 is not NULL it receives the unrounded FP64 result (L*M*N, packed). */
+tetra_status tetra_gemm_host(const tetra_matrix *a, const tetra_matrix *b, tetra_matrix *d,
+                             float alpha, const float *bias, double *d64, int threads);
+
+/* ---------------------------------------------------------------- GPU context */
+
+typedef struct tetra_context tetra_context;
+
+/* Create a context on CUDA device `device` (-1: the current device). Returns
+ * TETRA_ERR_NO_DEVICE when no CUDA device is visible. The context owns a workspace
+ * that grows on demand; set_workspace replaces it with caller memory. */
+tetra_status tetra_context_create(tetra_context **ctx, int device);
+tetra_status tetra_context_destroy(tetra_context *ctx);
+/* stream is a cudaStream_t (NULL: the legacy default stream). */
+tetra_status tetra_context_set_stream(tetra_context *ctx, void *stream);
+void *tetra_context_stream(const tetra_context *ctx);
+int tetra_context_device(const tetra_context *ctx);
+tetra_status tetra_context_set_workspace(tetra_context *ctx, void *workspace, size_t bytes);
+
+/* Device description for tools: name, compute capability, SMs. */
+typedef struct tetra_device_info {
+    char name[256];
+    int major, minor;
+    int sms;
+    size_t l2_bytes;
+    size_t global_bytes;
+    int driver_version;  /* e.g. 13000 */
+    int runtime_version;
+} tetra_device_info;
+tetra_status tetra_device_info_get(int device, tetra_device_info *info);
+
+/* ---------------------------------------------------------------- GPU ops */
+
+/* Quantize a dense FP32/FP16/BF16 device matrix to NVFP4 (same recipe and bits as
+ * tetra_quantize_host). FROM_AMAX runs a reduction pass first and requires
+ * dst->global_scale_dev, where it writes g. Asynchronous on the context's stream. */
+tetra_status tetra_quantize(tetra_context *ctx, const tetra_matrix *src, tetra_matrix *dst,
+                            tetra_global_scale_mode mode);
+
+/* Dequantize NVFP4 to FP32/FP16/BF16 on the device (same bits as the host version). */
+tetra_status tetra_dequantize(tetra_context *ctx, const tetra_matrix *src, tetra_matrix *dst);
+
+/* Convert block-scale layouts on the device (same bytes as the host version). */
+tetra_status tetra_convert_scales(tetra_context *ctx, const tetra_matrix *src, tetra_matrix *dst);
+
+/* Which kernel family runs a product. AUTO lets the dispatcher choose; the others force
+ * one (TETRA_ERR_UNSUPPORTED if it cannot take the problem). */
+typedef enum tetra_gemm_path {
+    TETRA_PATH_AUTO = 0,
+    TETRA_PATH_REFERENCE = 1, /* one output per thread, FP64 accumulation: a checker */
+    TETRA_PATH_GEMV = 2,      /* decode kernels, M <= 16, sm_80+ */
+    TETRA_PATH_MMA_SYNC = 3,  /* portable tensor-core GEMM, sm_80+ */
+    TETRA_PATH_WGMMA = 4      /* Hopper GEMM, sm_90a */
+} tetra_gemm_path;
+
+typedef struct tetra_gemm_options {
+    float alpha;            /* multiplied with the NVFP4 global scales */
+    const void *bias;       /* NULL or device pointer to N values of bias_dtype */
+    tetra_dtype bias_dtype; /* FP32, FP16 or BF16 */
+    tetra_gemm_path path;
+} tetra_gemm_options;
+
+tetra_gemm_options tetra_gemm_options_default(void); /* alpha 1, no bias, AUTO */
+
+/* D[M,N] = alpha * gA * gB * A[M,K] * B[N,K]^T (+ bias[N]), batched over L.
+ * B: NVFP4 weights. A: NVFP4 (W4A4) or BF16/FP16 (W4A16). D: FP32/FP16/BF16.
+ * opts may be NULL (defaults). Asynchronous on the context's stream. */
+tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_matrix *b,
+                        tetra_matrix *d, const tetra_gemm_options *opts);
+
+/* Attention forward: O = softmax(scale * Q K^T + causal mask) V.
+ * Q [B, Nq, Hq, D], K/V [B, Nk, Hkv, D], O [B, Nq, Hq, D]; BF16 or FP16; D in {64,128};
+ * Hkv divides Hq (GQA/MQA); strides in elements (0 = contiguous); causal mask aligned
+ * bottom-right when Nq != Nk; lse: NULL or device FP32 [B, Hq, Nq]. */
+typedef struct tetra_attention_args {
+    tetra_dtype dtype;
+    const void *q, *k, *v;
+    void *o;
+    float *lse;
+    int64_t batch, seqlen_q, seqlen_k, heads_q, heads_kv, head_dim;
+    /* strides in elements for [B, N, H] (D is contiguous); 0 = contiguous */
+    int64_t q_strides[3], k_strides[3], v_strides[3], o_strides[3];
+    float scale; /* 0 = 1/sqrt(head_dim) */
+    int causal;
+    int path;    /* 0 auto, 1 reference, 2 portable mma.sync, 3 Hopper wgmma */
+} tetra_attention_args;
+
+tetra_status tetra_attention_fwd(tetra_context *ctx, const tetra_attention_args *args);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TETRA_H */

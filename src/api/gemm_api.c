@@ -1,0 +1,110 @@
+/* gemm_api.c - tetra_gemm: validate, resolve descriptors, dispatch to a kernel family.
+ *
+ * Dispatch (TETRA_PATH_AUTO): M <= 16 -> GEMV kernels; otherwise the Hopper wgmma GEMM
+ * on sm_90, the portable mma.sync GEMM elsewhere. A launcher that cannot take a problem
+ * returns TETRA_ERR_UNSUPPORTED and the next one is tried; the reference kernel takes
+ * everything, so AUTO never fails for a valid problem. */
+#include <math.h>
+
+#include "../core/internal.h"
+#include "../cuda/launch.h"
+
+tetra_gemm_options tetra_gemm_options_default(void) {
+    tetra_gemm_options o;
+    o.alpha = 1.0f;
+    o.bias = NULL;
+    o.bias_dtype = TETRA_DTYPE_FP32;
+    o.path = TETRA_PATH_AUTO;
+    return o;
+}
+
+static tetra_status check_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_matrix *b,
+                               const tetra_matrix *d, const tetra_gemm_options *o) {
+    tetra_status st;
+    if (!ctx) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "ctx is NULL");
+    if ((st = tetra_check_matrix(a, "a", TETRA_MEM_DEVICE)) != TETRA_OK) return st;
+    if ((st = tetra_check_matrix(b, "b", TETRA_MEM_DEVICE)) != TETRA_OK) return st;
+    if ((st = tetra_check_matrix(d, "d", TETRA_MEM_DEVICE)) != TETRA_OK) return st;
+    if (a->dtype != TETRA_DTYPE_NVFP4 && a->dtype != TETRA_DTYPE_BF16 &&
+        a->dtype != TETRA_DTYPE_FP16)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT,
+                          "a.dtype must be NVFP4 (W4A4), BF16 or FP16 (W4A16)");
+    if (b->dtype != TETRA_DTYPE_NVFP4)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "b.dtype must be NVFP4 (the weights)");
+    if (d->dtype == TETRA_DTYPE_NVFP4)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "d.dtype must be FP32, FP16 or BF16");
+    if (a->cols != b->cols)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "a.cols (K) = %lld but b.cols (K) = %lld",
+                          (long long)a->cols, (long long)b->cols);
+    if (a->cols % 16)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "K = %lld is not a multiple of 16",
+                          (long long)a->cols);
+    if (d->rows != a->rows || d->cols != b->rows)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "d is %lldx%lld but must be M x N = %lldx%lld",
+                          (long long)d->rows, (long long)d->cols, (long long)a->rows,
+                          (long long)b->rows);
+    if (tetra_matrix_batch(a) != tetra_matrix_batch(b) ||
+        tetra_matrix_batch(a) != tetra_matrix_batch(d))
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "a.batch, b.batch and d.batch differ");
+    if (tetra_matrix_batch(d) > 1 && tetra_matrix_batch_stride(d) < d->rows * tetra_matrix_ld(d))
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "d.batch_stride makes batches overlap");
+    if (!isfinite(o->alpha)) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "opts.alpha is not finite");
+    if (o->bias) {
+        if (o->bias_dtype != TETRA_DTYPE_FP32 && o->bias_dtype != TETRA_DTYPE_FP16 &&
+            o->bias_dtype != TETRA_DTYPE_BF16)
+            return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "opts.bias_dtype must be FP32, FP16 or BF16");
+        if (!tetra_aligned(o->bias, tetra_dtype_bits(o->bias_dtype) / 8))
+            return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "opts.bias is misaligned");
+        if ((st = tetra_check_device_ptr(o->bias, "opts.bias")) != TETRA_OK) return st;
+    }
+    if (o->path < TETRA_PATH_AUTO || o->path > TETRA_PATH_WGMMA)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "opts.path %d is not a tetra_gemm_path",
+                          (int)o->path);
+    return TETRA_OK;
+}
+
+tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_matrix *b,
+                        tetra_matrix *d, const tetra_gemm_options *opts) {
+    tetra_gemm_options o = opts ? *opts : tetra_gemm_options_default();
+    tetra_gemm_problem p;
+    tetra_status st;
+    if ((st = check_gemm(ctx, a, b, d, &o)) != TETRA_OK) return st;
+    p.m = a->rows;
+    p.n = b->rows;
+    p.k = a->cols;
+    p.batch = tetra_matrix_batch(a);
+    p.a = tetra_operand_from(a);
+    p.b = tetra_operand_from(b);
+    p.d_dtype = d->dtype;
+    p.d = d->data;
+    p.ldd = tetra_matrix_ld(d);
+    p.d_batch_stride = tetra_matrix_batch_stride(d);
+    /* host global scales fold into alpha; device ones stay pointers */
+    p.alpha = o.alpha;
+    if (a->dtype == TETRA_DTYPE_NVFP4 && !a->global_scale_dev) p.alpha *= a->global_scale;
+    if (!b->global_scale_dev) p.alpha *= b->global_scale;
+    if (a->dtype != TETRA_DTYPE_NVFP4) p.a.gscale_dev = NULL;
+    p.bias = o.bias;
+    p.bias_dtype = o.bias_dtype;
+    p.ctx = ctx;
+
+    switch (o.path) {
+    case TETRA_PATH_REFERENCE: return tetra_launch_gemm_reference(&p);
+    case TETRA_PATH_GEMV: return tetra_launch_gemv(&p);
+    case TETRA_PATH_MMA_SYNC: return tetra_launch_gemm_mma(&p);
+    case TETRA_PATH_WGMMA: return tetra_launch_gemm_wgmma(&p);
+    default: break;
+    }
+    if (p.m <= 16) {
+        st = tetra_launch_gemv(&p);
+        if (st != TETRA_ERR_UNSUPPORTED) return st;
+    }
+    if (ctx->sm_major == 9) {
+        st = tetra_launch_gemm_wgmma(&p);
+        if (st != TETRA_ERR_UNSUPPORTED) return st;
+    }
+    st = tetra_launch_gemm_mma(&p);
+    if (st != TETRA_ERR_UNSUPPORTED) return st;
+    tetra_clear_error();
+    return tetra_launch_gemm_reference(&p);
+}

@@ -1,0 +1,132 @@
+/* context.c - device, stream and workspace; device queries for tools. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+static tetra_status cuda_fail(cudaError_t err, const char *what) {
+    (void)cudaGetLastError();
+    if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver)
+        return tetra_fail(TETRA_ERR_NO_DEVICE, "%s: no CUDA device (%s)", what,
+                          cudaGetErrorString(err));
+    if (err == cudaErrorMemoryAllocation)
+        return tetra_fail(TETRA_ERR_OUT_OF_MEMORY, "%s: %s", what, cudaGetErrorString(err));
+    return tetra_fail(TETRA_ERR_CUDA, "%s: %s", what, cudaGetErrorString(err));
+}
+
+tetra_status tetra_device_info_get(int device, tetra_device_info *info) {
+    struct cudaDeviceProp prop;
+    cudaError_t err;
+    int count = 0;
+    if (!info) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "info is NULL");
+    memset(info, 0, sizeof *info);
+    err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0) {
+        if (err == cudaSuccess) return tetra_fail(TETRA_ERR_NO_DEVICE, "no CUDA device visible");
+        return cuda_fail(err == cudaErrorInvalidDevice ? cudaErrorNoDevice : err,
+                         "cudaGetDeviceCount");
+    }
+    if (device < 0 && (err = cudaGetDevice(&device)) != cudaSuccess)
+        return cuda_fail(err, "cudaGetDevice");
+    if (device >= count)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "device = %d but only %d visible", device,
+                          count);
+    if ((err = cudaGetDeviceProperties(&prop, device)) != cudaSuccess)
+        return cuda_fail(err, "cudaGetDeviceProperties");
+    snprintf(info->name, sizeof info->name, "%s", prop.name);
+    info->major = prop.major;
+    info->minor = prop.minor;
+    info->sms = prop.multiProcessorCount;
+    info->l2_bytes = (size_t)prop.l2CacheSize;
+    info->global_bytes = prop.totalGlobalMem;
+    cudaDriverGetVersion(&info->driver_version);
+    cudaRuntimeGetVersion(&info->runtime_version);
+    return TETRA_OK;
+}
+
+tetra_status tetra_context_create(tetra_context **out, int device) {
+    tetra_device_info info;
+    tetra_context *ctx;
+    tetra_status st;
+    cudaError_t err;
+    if (!out) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "ctx is NULL");
+    *out = NULL;
+    if (device < -1) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "device = %d < -1", device);
+    if ((st = tetra_device_info_get(device, &info)) != TETRA_OK) return st;
+    if (device < 0) cudaGetDevice(&device);
+    if ((err = cudaSetDevice(device)) != cudaSuccess) return cuda_fail(err, "cudaSetDevice");
+    ctx = (tetra_context *)calloc(1, sizeof *ctx);
+    if (!ctx) return tetra_fail(TETRA_ERR_OUT_OF_MEMORY, "cannot allocate the context");
+    ctx->device = device;
+    ctx->sm_major = info.major;
+    ctx->sm_minor = info.minor;
+    ctx->sms = info.sms;
+    ctx->l2_bytes = info.l2_bytes;
+    *out = ctx;
+    return TETRA_OK;
+}
+
+tetra_status tetra_context_destroy(tetra_context *ctx) {
+    if (!ctx) return TETRA_OK;
+    if (ctx->owns_workspace && ctx->workspace) cudaFree(ctx->workspace);
+    free(ctx);
+    return TETRA_OK;
+}
+
+tetra_status tetra_context_set_stream(tetra_context *ctx, void *stream) {
+    if (!ctx) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "ctx is NULL");
+    ctx->stream = stream;
+    return TETRA_OK;
+}
+
+void *tetra_context_stream(const tetra_context *ctx) { return ctx ? ctx->stream : NULL; }
+int tetra_context_device(const tetra_context *ctx) { return ctx ? ctx->device : -1; }
+
+tetra_status tetra_context_set_workspace(tetra_context *ctx, void *workspace, size_t bytes) {
+    if (!ctx) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "ctx is NULL");
+    if (bytes && !workspace)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "workspace is NULL but bytes = %zu", bytes);
+    if (workspace) {
+        tetra_status st = tetra_check_device_ptr(workspace, "workspace");
+        if (st != TETRA_OK) return st;
+        if (!tetra_aligned(workspace, 256))
+            return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "workspace is not 256-byte aligned");
+    }
+    if (ctx->owns_workspace && ctx->workspace) {
+        cudaStreamSynchronize((cudaStream_t)ctx->stream);
+        cudaFree(ctx->workspace);
+    }
+    ctx->workspace = workspace;
+    ctx->workspace_bytes = bytes;
+    ctx->owns_workspace = 0;
+    return TETRA_OK;
+}
+
+tetra_status tetra_context_workspace(tetra_context *ctx, size_t bytes, void **ptr) {
+    cudaError_t err;
+    if (bytes <= ctx->workspace_bytes) {
+        *ptr = ctx->workspace;
+        return TETRA_OK;
+    }
+    if (ctx->workspace && !ctx->owns_workspace)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT,
+                          "the workspace set by tetra_context_set_workspace holds %zu bytes; this "
+                          "call needs %zu",
+                          ctx->workspace_bytes, bytes);
+    if (ctx->workspace) {
+        /* the old buffer may still be in use by queued work on this stream */
+        cudaStreamSynchronize((cudaStream_t)ctx->stream);
+        cudaFree(ctx->workspace);
+        ctx->workspace = NULL;
+        ctx->workspace_bytes = 0;
+    }
+    if ((err = cudaMalloc(&ctx->workspace, bytes)) != cudaSuccess)
+        return cuda_fail(err, "workspace cudaMalloc");
+    ctx->workspace_bytes = bytes;
+    ctx->owns_workspace = 1;
+    *ptr = ctx->workspace;
+    return TETRA_OK;
+}

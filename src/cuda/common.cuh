@@ -1,0 +1,63 @@
+/* common.cuh - what every CUDA file of tetra shares: the error-check macro family,
+ * architecture facts as named constants, and small device helpers. */
+#ifndef TETRA_COMMON_CUH
+#define TETRA_COMMON_CUH
+
+#include <cuda_runtime.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "../core/internal.h"
+#include "../format/nvfp4_codec.h"
+
+/* Return a tetra_status from a launcher when a CUDA call fails, recording the
+ * statement, file and line. */
+#define TETRA_CUDA_TRY(stmt)                                                               \
+    do {                                                                                   \
+        cudaError_t tetra_err_ = (stmt);                                                   \
+        if (tetra_err_ != cudaSuccess) {                                                   \
+            (void)cudaGetLastError();                                                      \
+            return tetra_fail(tetra_err_ == cudaErrorMemoryAllocation ? TETRA_ERR_OUT_OF_MEMORY \
+                                                                      : TETRA_ERR_CUDA,    \
+                              "%s failed at %s:%d: %s", #stmt, __FILE__, __LINE__,         \
+                              cudaGetErrorString(tetra_err_));                             \
+        }                                                                                  \
+    } while (0)
+
+/* After every launch. */
+#define TETRA_LAUNCH_CHECK() TETRA_CUDA_TRY(cudaGetLastError())
+
+#define TETRA_STREAM(p) ((cudaStream_t)(p)->ctx->stream)
+
+enum {
+    TETRA_WARP = 32,
+    TETRA_MAX_GRID_Y = 65535
+};
+
+/* Load element i of a dense row as float. */
+__device__ __forceinline__ float tetra_load_dense(const void *base, int64_t i, tetra_dtype dt) {
+    switch (dt) {
+    case TETRA_DTYPE_FP32: return ((const float *)base)[i];
+    case TETRA_DTYPE_FP16: return __half2float(((const __half *)base)[i]);
+    default: return __bfloat162float(((const __nv_bfloat16 *)base)[i]);
+    }
+}
+
+/* Store a float to a dense element with round to nearest even. */
+__device__ __forceinline__ void tetra_store_dense(void *base, int64_t i, tetra_dtype dt, float v) {
+    switch (dt) {
+    case TETRA_DTYPE_FP32: ((float *)base)[i] = v; break;
+    case TETRA_DTYPE_FP16: ((__half *)base)[i] = __float2half_rn(v); break;
+    default: ((__nv_bfloat16 *)base)[i] = __float2bfloat16_rn(v); break;
+    }
+}
+
+/* The effective output scale of a GEMM problem (see tetra_gemm_problem). */
+__device__ __forceinline__ float tetra_gemm_scale(float alpha, const float *ga, const float *gb) {
+    float s = alpha;
+    if (ga) s *= *ga;
+    if (gb) s *= *gb;
+    return s;
+}
+
+#endif /* TETRA_COMMON_CUH */

@@ -1,0 +1,9 @@
+/* gemv.cu - not written yet: every launcher here reports TETRA_ERR_UNSUPPORTED. */
+#include "common.cuh"
+#include "launch.h"
+
+extern "C" tetra_status tetra_launch_gemv(const tetra_gemm_problem *p) {
+    (void)p;
+    return tetra_fail(TETRA_ERR_UNSUPPORTED, "tetra_launch_gemv: not implemented in this build");
+}
+

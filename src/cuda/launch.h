@@ -1,0 +1,41 @@
+/*
+ * launch.h - host launchers of the CUDA kernels, callable from C. Each validates only
+ * what the public layer cannot know (device capability, alignment its fast path needs)
+ * and returns TETRA_ERR_UNSUPPORTED when it cannot take a problem, so the dispatcher
+ * can fall back to a slower correct path. All launches are asynchronous on
+ * problem->ctx->stream and check cudaGetLastError.
+ */
+#ifndef TETRA_LAUNCH_H
+#define TETRA_LAUNCH_H
+
+#include "../core/internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* src/cuda/quantize.cu */
+tetra_status tetra_launch_quantize(const tetra_convert_problem *p);
+tetra_status tetra_launch_dequantize(const tetra_convert_problem *p);
+tetra_status tetra_launch_convert_scales(const tetra_convert_problem *p);
+
+/* src/cuda/gemm_reference.cu: one output per thread, FP64 accumulation */
+tetra_status tetra_launch_gemm_reference(const tetra_gemm_problem *p);
+
+/* src/cuda/gemv.cu: decode path, M <= 16 */
+tetra_status tetra_launch_gemv(const tetra_gemm_problem *p);
+
+/* src/cuda/gemm_mma.cu: portable mma.sync GEMM (sm_80+) */
+tetra_status tetra_launch_gemm_mma(const tetra_gemm_problem *p);
+
+/* src/cuda/gemm_sm90.cu: Hopper wgmma GEMM (sm_90a) */
+tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p);
+
+/* src/cuda/attention.cu */
+tetra_status tetra_launch_attention(tetra_context *ctx, const tetra_attention_args *args);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TETRA_LAUNCH_H */

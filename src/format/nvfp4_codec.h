@@ -1,0 +1,139 @@
+/*
+ * nvfp4_codec.h - the NVFP4 scalar codecs and scale-layout index math, written once
+ * for host C and CUDA device code. This file is the source of truth for the bits:
+ * every GPU kernel that encodes, decodes or indexes scales includes it, so GPU and
+ * CPU results are identical by construction (the GPU tests check that they are).
+ *
+ * Build note: the quantizer's division must be IEEE (no --use_fast_math, no
+ * -ffast-math), or GPU and CPU bits diverge.
+ */
+#ifndef TETRA_NVFP4_CODEC_H
+#define TETRA_NVFP4_CODEC_H
+
+#include <stdint.h>
+#include <math.h>
+
+#if defined(__CUDACC__)
+#define TETRA_HD static __host__ __device__ __forceinline__
+#else
+#define TETRA_HD static inline
+#endif
+
+enum {
+    TETRA_NVFP4_BLOCK = 16,    /* K elements per block scale */
+    TETRA_SWIZZLE_ROWS = 128,  /* rows per swizzle atom */
+    TETRA_SWIZZLE_COLS = 4,    /* scale columns per swizzle atom */
+    TETRA_SWIZZLE_ATOM = 512   /* bytes per atom */
+};
+
+#define TETRA_E2M1_MAX 6.0f
+#define TETRA_UE4M3_MAX 448.0f
+
+/* Magnitude of an E2M1 code's low 3 bits: 0, .5, 1, 1.5, 2, 3, 4, 6. */
+TETRA_HD float tetra_e2m1_magnitude(unsigned code3) {
+    /* exponent field e = code>>1, mantissa m = code&1: subnormal (e=0) is m*0.5,
+     * normal is (1 + m/2) * 2^(e-1). */
+    unsigned e = (code3 >> 1) & 3u, m = code3 & 1u;
+    if (e == 0) return 0.5f * (float)m;
+    return (1.0f + 0.5f * (float)m) * (float)(1u << (e - 1));
+}
+
+TETRA_HD float tetra_e2m1_to_float(unsigned code) {
+    float v = tetra_e2m1_magnitude(code & 7u);
+    return (code & 8u) ? -v : v;
+}
+
+/* Round to nearest, ties to even code, saturate at 6; sign from the sign bit. */
+TETRA_HD uint8_t tetra_e2m1_from_float(float x) {
+    unsigned sign = signbit(x) ? 8u : 0u;
+    float a = fabsf(x);
+    unsigned c;
+    if (isnan(x)) return 7u; /* documented: callers reject NaN before encoding */
+    /* Midpoints between neighbours 0,.5,1,1.5,2,3,4,6. At a tie the code with an even
+     * mantissa bit (even code) wins: 0.25->0, 0.75->1, 1.25->1, 1.75->2, 2.5->2,
+     * 3.5->4, 5->4. */
+    if (a <= 0.25f) c = 0;
+    else if (a < 0.75f) c = 1;
+    else if (a <= 1.25f) c = 2;
+    else if (a < 1.75f) c = 3;
+    else if (a <= 2.5f) c = 4;
+    else if (a < 3.5f) c = 5;
+    else if (a <= 5.0f) c = 6;
+    else c = 7;
+    return (uint8_t)(sign | c);
+}
+
+/* FP8 E4M3 (bias 7, no Inf, 0x7F/0xFF NaN) decode of any byte. */
+TETRA_HD float tetra_e4m3_to_float(unsigned code) {
+    unsigned e = (code >> 3) & 15u, m = code & 7u;
+    float v;
+    if (e == 15u && m == 7u) return NAN;
+    if (e == 0) v = ldexpf((float)m, -9);
+    else v = ldexpf((float)(8u + m), (int)e - 10);
+    return (code & 0x80u) ? -v : v;
+}
+
+/* Unsigned E4M3 encode: round to nearest even, saturate at 448; x <= 0 or NaN -> 0. */
+TETRA_HD uint8_t tetra_ue4m3_from_float(float x) {
+    if (!(x > 0.0f)) return 0;            /* also NaN */
+    if (x >= TETRA_UE4M3_MAX) return 0x7E; /* saturate (also +Inf) */
+    if (x < 0.015625f) {                   /* below 2^-6: subnormal grid m * 2^-9 */
+        float m = rintf(ldexpf(x, 9));     /* exact scaling, then RNE; 8 -> 0x08 = 2^-6 */
+        return (uint8_t)m;
+    }
+    {
+        int e2;
+        float f = frexpf(x, &e2);          /* x = f * 2^e2, f in [0.5, 1) */
+        float m = rintf(ldexpf(f, 4));     /* 4 significant bits: [8, 16] */
+        int e = e2 - 1;                    /* x = (m/8) * 2^e */
+        unsigned code;
+        if (m == 16.0f) { m = 8.0f; e += 1; }
+        code = ((unsigned)(e + 7) << 3) | ((unsigned)m - 8u);
+        if (e + 7 > 15 || code > 0x7Eu) return 0x7E;
+        return (uint8_t)code;
+    }
+}
+
+/* The recipe's per-block scale and element codes, given the block amax and the global
+ * decode scale g > 0. Returns the scale code; writes decode divisor s*g. */
+TETRA_HD uint8_t tetra_nvfp4_block_scale(float block_amax, float g) {
+    return tetra_ue4m3_from_float(block_amax / (6.0f * g));
+}
+
+/* Element code given the decoded block scale s (> 0) and g: e2m1_rn(x / (s*g)). */
+TETRA_HD uint8_t tetra_nvfp4_encode_element(float x, float s, float g) {
+    return tetra_e2m1_from_float(x / (s * g));
+}
+
+/* Decoded value of one element: (e2m1 * ue4m3) is exact in FP32; g is applied last,
+ * so one rounding. Every dequantizer uses this order. */
+TETRA_HD float tetra_nvfp4_decode_element(unsigned code, unsigned scale_code, float g) {
+    return (tetra_e2m1_to_float(code) * tetra_e4m3_to_float(scale_code)) * g;
+}
+
+/* Global decode scale from a tensor amax: amax / (6*448); 1 for an all-zero tensor. */
+TETRA_HD float tetra_nvfp4_global_scale(float amax) {
+    float g = amax / (TETRA_E2M1_MAX * TETRA_UE4M3_MAX);
+    return g > 0.0f ? g : 1.0f;
+}
+
+/* Byte offset of scale (row r, block kb) inside one batch's swizzled-128x4 buffer. */
+TETRA_HD int64_t tetra_swizzled_offset(int64_t r, int64_t kb, int64_t nkb) {
+    int64_t kb_tiles = (nkb + 3) / 4;
+    return (int64_t)TETRA_SWIZZLE_ATOM * ((r / 128) * kb_tiles + kb / 4) + 16 * (r % 32) +
+           4 * ((r % 128) / 32) + kb % 4;
+}
+
+/* Bytes of one batch's swizzled scale buffer (padded rows x padded columns). */
+TETRA_HD int64_t tetra_swizzled_bytes(int64_t rows, int64_t nkb) {
+    return ((rows + 127) / 128) * 128 * ((nkb + 3) / 4) * 4;
+}
+
+/* Byte offset of scale (r, kb) in one batch, either layout (0 linear, 1 swizzled).
+ * scale_ld is the linear row pitch in bytes; nkb = K/16. */
+TETRA_HD int64_t tetra_scale_offset(int layout, int64_t r, int64_t kb, int64_t nkb,
+                                    int64_t scale_ld) {
+    return layout ? tetra_swizzled_offset(r, kb, nkb) : r * scale_ld + kb;
+}
+
+#endif /* TETRA_NVFP4_CODEC_H */

@@ -1,0 +1,98 @@
+#include "testutil.h"
+
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+int tu_failures = 0;
+
+#define TU_GUARD 256
+#define TU_SENTINEL 0xA5
+
+void tu_check_err(tetra_status got, tetra_status want, const char *needle, const char *what,
+                  const char *file, int line) {
+    const char *msg = tetra_last_error();
+    if (got != want) {
+        tu_failures++;
+        fprintf(stderr, "%s:%d: %s returned %s, want %s (%s)\n", file, line, what,
+                tetra_status_string(got), tetra_status_string(want), msg);
+    } else if (needle && !strstr(msg, needle)) {
+        tu_failures++;
+        fprintf(stderr, "%s:%d: %s: message '%s' does not name '%s'\n", file, line, what, msg,
+                needle);
+    }
+}
+
+int tu_finish(const char *name) {
+    if (tu_failures) {
+        fprintf(stderr, "%s: %d check(s) FAILED\n", name, tu_failures);
+        return 1;
+    }
+    printf("%s: all checks passed\n", name);
+    return 0;
+}
+
+tetra_context *tu_gpu_or_skip(const char *name) {
+    tetra_context *ctx = NULL;
+    tetra_status st = tetra_context_create(&ctx, -1);
+    if (st == TETRA_ERR_NO_DEVICE) {
+        printf("%s: SKIPPED: no CUDA device (%s)\n", name, tetra_last_error());
+        exit(77);
+    }
+    if (st != TETRA_OK) {
+        fprintf(stderr, "%s: cannot create a context: %s\n", name, tetra_last_error());
+        exit(1);
+    }
+    return ctx;
+}
+
+static void tu_cuda(cudaError_t e, const char *what) {
+    if (e != cudaSuccess) {
+        fprintf(stderr, "CUDA error in %s: %s\n", what, cudaGetErrorString(e));
+        exit(1);
+    }
+}
+
+tu_devbuf tu_dev_alloc(size_t bytes, uint8_t poison) {
+    tu_devbuf b;
+    tu_cuda(cudaMalloc((void **)&b.base, bytes + 2 * TU_GUARD), "cudaMalloc");
+    tu_cuda(cudaMemset(b.base, TU_SENTINEL, bytes + 2 * TU_GUARD), "cudaMemset");
+    tu_cuda(cudaMemset(b.base + TU_GUARD, poison, bytes), "cudaMemset");
+    b.ptr = b.base + TU_GUARD;
+    b.bytes = bytes;
+    return b;
+}
+
+void tu_dev_upload(tu_devbuf *b, const void *host, size_t bytes) {
+    tu_cuda(cudaMemcpy(b->ptr, host, bytes, cudaMemcpyHostToDevice), "upload");
+}
+
+void tu_dev_download(const tu_devbuf *b, void *host, size_t bytes) {
+    tu_cuda(cudaDeviceSynchronize(), "kernel");
+    tu_cuda(cudaMemcpy(host, b->ptr, bytes, cudaMemcpyDeviceToHost), "download");
+}
+
+int tu_dev_check_guards(const tu_devbuf *b, const char *what) {
+    uint8_t g[2 * TU_GUARD];
+    int bad = 0;
+    tu_cuda(cudaDeviceSynchronize(), "kernel");
+    tu_cuda(cudaMemcpy(g, b->base, TU_GUARD, cudaMemcpyDeviceToHost), "guard");
+    tu_cuda(cudaMemcpy(g + TU_GUARD, b->base + TU_GUARD + b->bytes, TU_GUARD,
+                       cudaMemcpyDeviceToHost), "guard");
+    for (int i = 0; i < 2 * TU_GUARD; i++) bad |= g[i] != TU_SENTINEL;
+    if (bad) {
+        tu_failures++;
+        fprintf(stderr, "out-of-bounds write detected around %s\n", what);
+    }
+    return !bad;
+}
+
+void tu_dev_free(tu_devbuf *b) {
+    cudaFree(b->base);
+    b->base = NULL;
+    b->ptr = NULL;
+}
+
+void tu_fill_normal(tetra_rng *r, float *x, long long n, float scale) {
+    for (long long i = 0; i < n; i++) x[i] = (float)tetra_rng_normal(r) * scale;
+}
