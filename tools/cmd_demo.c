@@ -71,7 +71,7 @@ int cmd_demo(int argc, char **argv) {
         long long *target = !strcmp(a, "--m") ? &M : !strcmp(a, "--n") ? &N
                           : !strcmp(a, "--k") ? &K : !strcmp(a, "--seed") ? &seed : NULL;
         if (target) {
-            if (i + 1 >= argc || (*target = cli_parse_count(a, argv[i + 1])) < 0) return 2;
+            if ((*target = cli_parse_count(a, i + 1 < argc ? argv[i + 1] : NULL)) < 0) return 2;
             i++;
         } else if (!strcmp(a, "--cpu")) {
             force_cpu = 1;
