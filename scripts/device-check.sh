@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# One command for a GPU machine: build for the local architecture, run the whole ctest
+# suite (GPU tests included), run every GPU test under compute-sanitizer (memcheck,
+# racecheck, synccheck), and write a machine-readable summary.
+#   scripts/device-check.sh            summary to $OUT/device-check.json if OUT is set,
+#                                      else build-device/device-check.json
+# Env: TETRA_JOBS (build jobs), TETRA_SANITIZE_TIMEOUT (seconds per sanitizer run, 300).
+# Under the sanitizers tests run with TETRA_TEST_QUICK=1, which skips their largest cases.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=build-device
+out=${OUT:-$build}
+mkdir -p "$out"
+log="$out/device-check.log"
+: > "$log"
+jobs=${TETRA_JOBS:-$(nproc)}
+san_timeout=${TETRA_SANITIZE_TIMEOUT:-300}
+export PATH="/usr/local/cuda/bin:$PATH"
+
+echo "== configure + build" | tee -a "$log"
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >>"$log" 2>&1 &&
+  cmake --build "$build" -j "$jobs" >>"$log" 2>&1
+build_rc=$?
+[ $build_rc -eq 0 ] || { echo "build FAILED (see $log)"; tail -40 "$log"; }
+
+echo "== ctest" | tee -a "$log"
+ctest --test-dir "$build" --output-on-failure --output-junit ctest.xml >>"$log" 2>&1
+ctest_rc=$?
+passed=0 failed=0 skipped=0
+if [ -f "$build/ctest.xml" ]; then
+  passed=$(grep -c 'status="run"' "$build/ctest.xml")
+  failed=$(grep -c 'status="fail"' "$build/ctest.xml")
+  skipped=$(grep -c 'status="disabled"\|status="notrun"' "$build/ctest.xml")
+  cp "$build/ctest.xml" "$out/" 2>/dev/null
+fi
+grep -E "Test +#|tests passed|FAILED|Failed|Skipped" "$log" | tail -40
+
+san_json=""
+san_total=0
+if command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck synccheck; do
+    for t in "$build"/tests/gpu_*; do
+      [ -x "$t" ] || continue
+      name=$(basename "$t")
+      slog="$out/san-$tool-$name.log"
+      TETRA_TEST_QUICK=1 timeout "$san_timeout" compute-sanitizer --tool "$tool" \
+        --error-exitcode 99 "$t" > "$slog" 2>&1
+      rc=$?
+      errs=$(grep -Eo "ERROR SUMMARY: [0-9]+" "$slog" | grep -Eo "[0-9]+" | tail -1)
+      [ -n "$errs" ] || errs=-1
+      [ $rc -eq 124 ] && errs=-1
+      echo "sanitizer $tool $name: rc=$rc errors=$errs" | tee -a "$log"
+      [ "$errs" != "0" ] && san_total=$((san_total + 1))
+      san_json="$san_json{\"tool\":\"$tool\",\"test\":\"$name\",\"rc\":$rc,\"errors\":$errs},"
+    done
+  done
+else
+  echo "compute-sanitizer not found" | tee -a "$log"
+  san_total=-1
+fi
+
+dev=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
+commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+dirty=$([ -n "$(git status --porcelain 2>/dev/null)" ] && echo true || echo false)
+cat > "$out/device-check.json" <<JSON
+{ "tool": "scripts/device-check.sh", "commit": "$commit", "dirty_tree": $dirty,
+  "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
+  "device": "${dev%%,*}", "driver": "$(echo "${dev#*,}" | tr -d ' ')",
+  "build_rc": $build_rc, "ctest_rc": $ctest_rc,
+  "tests": {"passed": $passed, "failed": $failed, "skipped": $skipped},
+  "sanitizer_runs_with_errors": $san_total,
+  "sanitizer": [${san_json%,}] }
+JSON
+cat "$out/device-check.json"
+[ $build_rc -eq 0 ] && [ $ctest_rc -eq 0 ] && [ "$san_total" = "0" ]
