@@ -113,7 +113,9 @@ int main(void) {
     CHECK(tetra_context_destroy(NULL) == TETRA_OK);
     st = tetra_context_create(&ctx, -1);
     if (st == TETRA_OK) {
-        CHECK_ERR(tetra_context_create(&ctx, 1000), TETRA_ERR_INVALID_ARGUMENT, "device");
+        tetra_context *other = NULL;
+        CHECK_ERR(tetra_context_create(&other, 1000), TETRA_ERR_INVALID_ARGUMENT, "device");
+        CHECK(other == NULL);
         CHECK_ERR(tetra_context_set_workspace(ctx, NULL, 64), TETRA_ERR_INVALID_ARGUMENT, "workspace");
         CHECK_ERR(tetra_context_set_workspace(ctx, x, sizeof x), TETRA_ERR_INVALID_ARGUMENT, "host pointer");
         /* host pointers where device pointers are required */
