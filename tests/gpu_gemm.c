@@ -1,0 +1,502 @@
+/* gpu_gemm.c - the prefill GEMM paths (TETRA_PATH_MMA_SYNC, TETRA_PATH_WGMMA) through the
+ * public tetra_gemm, against the FP64 CPU oracle (small/medium shapes) and the GPU
+ * reference path (large shapes).
+ *
+ * Gate (PROTOCOL.md step 3): pass iff no non-finite output and normwise and
+ * max|err|/max|ref| are each <= 2 x the same-dtype floor (the oracle rounded to D's
+ * dtype) + slack. slack: BF16/FP16 outputs 1e-5 (their floor, ~1e-3, dominates);
+ * FP32 outputs 32 * 2^-24 * sqrt(K) (see gate_slack below and docs/notes/gemm.md).
+ *
+ * Every case also checks: output poisoned (0xFF = NaN) before the run, sentinel guards
+ * around every device buffer, D's padding (ld and batch-stride gaps) left untouched,
+ * and a second run bit-identical to the first. Inputs are seeded (seed printed); padding
+ * of A and B's data and linear scales is filled with NaN-producing bytes, so a kernel
+ * that reads past a row shows up as a non-finite output.
+ *
+ * Exit 77 (skip) without a device. A path that returns TETRA_ERR_UNSUPPORTED for its
+ * very first case is reported as skipped (e.g. WGMMA off Hopper). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "format/float16.h"
+#include "ref/errstats.h"
+#include "testutil.h"
+
+#define NAME "gpu_gemm"
+
+typedef struct {
+    int64_t m, n, k, l;
+    tetra_dtype a_dtype;       /* BF16, FP16 (W4A16) or NVFP4 (W4A4) */
+    tetra_scale_layout layout; /* of B's (and an NVFP4 A's) block scales */
+    tetra_dtype d_dtype;
+    int bias;                  /* 0: none; else bias_dtype is used */
+    tetra_dtype bias_dtype;
+    float alpha;
+    int dev_gscale;            /* global scales passed as device pointers */
+    int padded;                /* non-default ld, scale_ld and batch strides */
+} gcase;
+
+static const char *dt_name(tetra_dtype d) {
+    switch (d) {
+    case TETRA_DTYPE_FP32: return "fp32";
+    case TETRA_DTYPE_FP16: return "fp16";
+    case TETRA_DTYPE_BF16: return "bf16";
+    default: return "nvfp4";
+    }
+}
+
+static const char *path_name(tetra_gemm_path p) {
+    return p == TETRA_PATH_MMA_SYNC ? "mma_sync" : p == TETRA_PATH_WGMMA ? "wgmma" : "reference";
+}
+
+static double gate_slack(tetra_dtype d, int64_t k) {
+    /* FP32 output: the floor is FP32 rounding (~3e-8) but the kernel accumulates K
+     * products in FP32 (tensor-core adds of 16-term chunks): a random-walk error of
+     * about 2^-24 * sqrt(K/16) relative, times a margin of 128 for the tensor core's
+     * truncating internal adds and unlucky elements. 32 * 2^-24 * sqrt(K) is that.
+     * A real defect (a lost block, a wrong scale) errs by > 1e-3. */
+    if (d == TETRA_DTYPE_FP32) return 32.0 * ldexp(1.0, -24) * sqrt((double)k);
+    return 1e-5;
+}
+
+static size_t dsize(tetra_dtype d) { return d == TETRA_DTYPE_FP32 ? 4 : 2; }
+
+static uint16_t to16(tetra_dtype d, float x) {
+    return d == TETRA_DTYPE_FP16 ? tetra_f32_to_f16(x) : tetra_f32_to_bf16(x);
+}
+static float from16(tetra_dtype d, uint16_t h) {
+    return d == TETRA_DTYPE_FP16 ? tetra_f16_to_f32(h) : tetra_bf16_to_f32(h);
+}
+
+/* One operand on host and device: descriptor with host pointers (h) and with device
+ * pointers (g), and the two blobs behind them. */
+typedef struct {
+    tetra_matrix h, g;
+    void *hdata, *hscales;
+    size_t data_bytes, scale_bytes;
+    tu_devbuf ddata, dscales, dgscale;
+} operand;
+
+static void free_operand(operand *o) {
+    free(o->hdata);
+    free(o->hscales);
+    if (o->ddata.base) tu_dev_free(&o->ddata);
+    if (o->dscales.base) tu_dev_free(&o->dscales);
+    if (o->dgscale.base) tu_dev_free(&o->dgscale);
+}
+
+/* NVFP4 operand [rows, k] x l quantized from normal(0, sigma) values with a few outliers. */
+static int make_nvfp4(operand *o, tetra_rng *rng, int64_t rows, int64_t k, int64_t l,
+                      tetra_scale_layout layout, int padded, float sigma) {
+    tetra_matrix src;
+    float *x = (float *)malloc((size_t)(rows * k * l) * sizeof(float));
+    int64_t ld = k + (padded ? 32 : 0);
+    memset(o, 0, sizeof *o);
+    for (int64_t i = 0; i < rows * k * l; i++)
+        x[i] = (float)(sigma * tetra_rng_normal(rng) * (tetra_rng_uniform(rng) < 0.002 ? 16 : 1));
+    src = tetra_matrix_dense(TETRA_DTYPE_FP32, x, rows, k);
+    src.batch = l;
+    o->h = tetra_matrix_nvfp4(NULL, NULL, layout, rows, k, 0.0f);
+    o->h.batch = l;
+    o->h.ld = ld;
+    o->h.batch_stride = rows * ld + (padded ? 64 : 0);
+    if (layout == TETRA_SCALE_LINEAR && padded) o->h.scale_ld = k / 16 + 1; /* unaligned rows */
+    {
+        size_t one = tetra_nvfp4_scale_bytes(rows, k, layout);
+        if (layout == TETRA_SCALE_LINEAR && padded) one = (size_t)(rows * (k / 16 + 1));
+        if (padded) o->h.scale_batch_stride = (int64_t)one + 3;
+        o->scale_bytes = (size_t)(l - 1) * (size_t)(padded ? (int64_t)one + 3 : (int64_t)one) + one;
+    }
+    o->data_bytes = (size_t)(((l - 1) * o->h.batch_stride + rows * ld) / 2);
+    o->hdata = malloc(o->data_bytes);
+    o->hscales = malloc(o->scale_bytes);
+    memset(o->hdata, 0xFF, o->data_bytes);     /* padding: -6 codes */
+    memset(o->hscales, 0x7F, o->scale_bytes);  /* padding: NaN scales */
+    o->h.data = o->hdata;
+    o->h.scales = o->hscales;
+    if (tetra_quantize_host(&src, &o->h, TETRA_GLOBAL_SCALE_FROM_AMAX) != TETRA_OK) {
+        fprintf(stderr, "quantize: %s\n", tetra_last_error());
+        free(x);
+        return 0;
+    }
+    free(x);
+    o->ddata = tu_dev_alloc(o->data_bytes, 0);
+    o->dscales = tu_dev_alloc(o->scale_bytes, 0);
+    tu_dev_upload(&o->ddata, o->hdata, o->data_bytes);
+    tu_dev_upload(&o->dscales, o->hscales, o->scale_bytes);
+    o->g = o->h;
+    o->g.data = o->ddata.ptr;
+    o->g.scales = o->dscales.ptr;
+    return 1;
+}
+
+/* Dense BF16/FP16 operand [rows, k] x l, normal(0,1), padding NaN. */
+static void make_dense(operand *o, tetra_rng *rng, tetra_dtype dt, int64_t rows, int64_t k,
+                       int64_t l, int padded) {
+    int64_t ld = k + (padded ? 8 : 0), bs = rows * ld + (padded ? 64 : 0);
+    uint16_t *h;
+    memset(o, 0, sizeof *o);
+    o->data_bytes = (size_t)((l - 1) * bs + rows * ld) * 2;
+    h = (uint16_t *)malloc(o->data_bytes);
+    for (size_t i = 0; i < o->data_bytes / 2; i++) h[i] = dt == TETRA_DTYPE_FP16 ? 0x7E00 : 0x7FC0;
+    for (int64_t b = 0; b < l; b++)
+        for (int64_t r = 0; r < rows; r++)
+            for (int64_t c = 0; c < k; c++) h[b * bs + r * ld + c] = to16(dt, (float)tetra_rng_normal(rng));
+    o->hdata = h;
+    o->h = tetra_matrix_dense(dt, h, rows, k);
+    o->h.ld = ld;
+    o->h.batch = l;
+    o->h.batch_stride = bs;
+    o->ddata = tu_dev_alloc(o->data_bytes, 0);
+    tu_dev_upload(&o->ddata, h, o->data_bytes);
+    o->g = o->h;
+    o->g.data = o->ddata.ptr;
+}
+
+/* Pass the NVFP4 global scale through a device pointer; the host field is set to a
+ * wrong value so a kernel that reads it fails. */
+static void use_dev_gscale(operand *o) {
+    o->dgscale = tu_dev_alloc(sizeof(float), 0);
+    tu_dev_upload(&o->dgscale, &o->h.global_scale, sizeof(float));
+    o->g.global_scale_dev = (float *)o->dgscale.ptr;
+    o->g.global_scale = 1234.5f;
+}
+
+/* The D layout of a case; packs the [l, m, n] outputs out of a blob, and checks that
+ * everything else in the blob still holds the 0xFF poison. */
+typedef struct { int64_t ldd, bs; size_t bytes; } dlayout;
+
+static dlayout d_layout(const gcase *c) {
+    dlayout d;
+    d.ldd = c->n + (c->padded ? 3 : 0);
+    d.bs = c->m * d.ldd + (c->padded ? 5 : 0);
+    d.bytes = (size_t)((c->l - 1) * d.bs + c->m * d.ldd) * dsize(c->d_dtype);
+    return d;
+}
+
+static int unpack_d(const gcase *c, const dlayout *dl, const uint8_t *blob, uint8_t *out) {
+    size_t es = dsize(c->d_dtype);
+    int64_t total = (int64_t)(dl->bytes / es);
+    int touched = 0;
+    char *inside = (char *)calloc((size_t)total, 1);
+    for (int64_t b = 0; b < c->l; b++)
+        for (int64_t r = 0; r < c->m; r++) {
+            int64_t e = b * dl->bs + r * dl->ldd;
+            memcpy(out + (size_t)(((b * c->m + r) * c->n)) * es, blob + (size_t)e * es, (size_t)c->n * es);
+            memset(inside + e, 1, (size_t)c->n);
+        }
+    for (int64_t e = 0; e < total; e++) {
+        if (inside[e]) continue;
+        for (size_t j = 0; j < es; j++) touched |= blob[(size_t)e * es + j] != 0xFF;
+    }
+    free(inside);
+    return !touched;
+}
+
+enum { RUN_PASS = 0, RUN_FAIL = 1, RUN_UNSUPPORTED = 2 };
+
+/* Run one case on `path`, compare to ref (FP64, packed [l, m, n]); ref NULL: compute it
+ * with the CPU oracle. */
+static int run_case(tetra_context *ctx, tetra_gemm_path path, const gcase *c, uint64_t seed) {
+    tetra_rng rng;
+    operand A, B;
+    dlayout dl = d_layout(c);
+    tetra_matrix hd, gd;
+    tu_devbuf dd, dbias = {0};
+    float *hbias = NULL;
+    uint8_t *hblob, *hblob2, *out;
+    double *ref;
+    int64_t count = c->l * c->m * c->n;
+    tetra_gemm_options o = tetra_gemm_options_default();
+    tetra_status st;
+    tetra_err_stats s, fl;
+    int rc = RUN_PASS, padding_ok, same;
+    double slack = gate_slack(c->d_dtype, c->k);
+
+    rng.s = seed;
+    if (!make_nvfp4(&B, &rng, c->n, c->k, c->l, c->layout, c->padded, 0.02f)) return RUN_FAIL;
+    if (c->a_dtype == TETRA_DTYPE_NVFP4) {
+        if (!make_nvfp4(&A, &rng, c->m, c->k, c->l, c->layout, c->padded, 1.0f)) return RUN_FAIL;
+    } else {
+        make_dense(&A, &rng, c->a_dtype, c->m, c->k, c->l, c->padded);
+    }
+    if (c->dev_gscale) {
+        use_dev_gscale(&B);
+        if (c->a_dtype == TETRA_DTYPE_NVFP4) use_dev_gscale(&A);
+    }
+    if (c->bias) {
+        uint16_t *b16 = (uint16_t *)malloc((size_t)c->n * 4);
+        float *b32 = (float *)b16;
+        hbias = (float *)malloc((size_t)c->n * sizeof(float));
+        for (int64_t i = 0; i < c->n; i++) {
+            float v = (float)(0.5 * tetra_rng_normal(&rng));
+            if (c->bias_dtype == TETRA_DTYPE_FP32) b32[i] = v;
+            else v = from16(c->bias_dtype, b16[i] = to16(c->bias_dtype, v));
+            hbias[i] = v;
+        }
+        dbias = tu_dev_alloc((size_t)c->n * dsize(c->bias_dtype), 0);
+        tu_dev_upload(&dbias, b16, (size_t)c->n * dsize(c->bias_dtype));
+        free(b16);
+        o.bias = dbias.ptr;
+        o.bias_dtype = c->bias_dtype;
+    }
+    o.alpha = c->alpha;
+    o.path = path;
+
+    /* oracle */
+    ref = (double *)malloc((size_t)count * sizeof(double));
+    hblob = (uint8_t *)malloc(dl.bytes);
+    hblob2 = (uint8_t *)malloc(dl.bytes);
+    out = (uint8_t *)malloc((size_t)count * dsize(c->d_dtype));
+    hd = tetra_matrix_dense(c->d_dtype, hblob, c->m, c->n);
+    hd.ld = dl.ldd;
+    hd.batch = c->l;
+    hd.batch_stride = dl.bs;
+    if (tetra_gemm_host(&A.h, &B.h, &hd, c->alpha, hbias, ref, 0) != TETRA_OK) {
+        fprintf(stderr, "oracle: %s\n", tetra_last_error());
+        rc = RUN_FAIL;
+        goto done;
+    }
+
+    dd = tu_dev_alloc(dl.bytes, 0xFF);
+    gd = hd;
+    gd.data = dd.ptr;
+    st = tetra_gemm(ctx, &A.g, &B.g, &gd, &o);
+    if (st == TETRA_ERR_UNSUPPORTED) {
+        printf("  %-9s unsupported: %s\n", path_name(path), tetra_last_error());
+        rc = RUN_UNSUPPORTED;
+        tu_dev_free(&dd);
+        goto done;
+    }
+    CHECK_MSG(st == TETRA_OK, "tetra_gemm: %s", tetra_last_error());
+    tu_dev_download(&dd, hblob, dl.bytes);
+    padding_ok = unpack_d(c, &dl, hblob, out);
+    CHECK_MSG(padding_ok, "D padding was written");
+    /* repeat: bit-identical */
+    cudaMemset(dd.ptr, 0xFF, dl.bytes);
+    st = tetra_gemm(ctx, &A.g, &B.g, &gd, &o);
+    CHECK(st == TETRA_OK);
+    tu_dev_download(&dd, hblob2, dl.bytes);
+    same = memcmp(hblob, hblob2, dl.bytes) == 0;
+    CHECK_MSG(same, "two runs differ");
+    CHECK(tu_dev_check_guards(&dd, "d"));
+    tu_dev_free(&dd);
+
+    s = tetra_err_compare(ref, out, (int)c->d_dtype, count, 0);
+    fl = tetra_err_dtype_floor(ref, c->d_dtype, count);
+    {
+        int pass = tetra_err_pass(&s, &fl, 2.0, slack) && padding_ok && same && st == TETRA_OK;
+        printf("  %-9s M=%-5lld N=%-5lld K=%-5lld L=%lld a=%-5s %-4s d=%s%s%s alpha=%g%s%s  "
+               "norm %.2e (floor %.2e) maxrel %.2e (floor %.2e) p99 %.2e  %s\n",
+               path_name(path), (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->l,
+               dt_name(c->a_dtype), c->layout ? "swz" : "lin", dt_name(c->d_dtype),
+               c->bias ? " bias=" : "", c->bias ? dt_name(c->bias_dtype) : "", (double)c->alpha,
+               c->dev_gscale ? " gdev" : "", c->padded ? " padded" : "", s.normwise, fl.normwise,
+               s.max_rel, fl.max_rel, s.rel_p99, pass ? "PASS" : "FAIL");
+        CHECK_MSG(tetra_err_pass(&s, &fl, 2.0, slack), "error gate");
+        if (!pass) rc = RUN_FAIL;
+    }
+done:
+    free(ref); free(hblob); free(hblob2); free(out); free(hbias);
+    if (dbias.base) tu_dev_free(&dbias);
+    free_operand(&A);
+    free_operand(&B);
+    return rc;
+}
+
+/* The gate must catch a real defect: take the oracle's own BF16 output, perturb one
+ * element by 2% of max|ref| (a missing K-block does far more), and expect a FAIL. */
+static void gate_catches_defect(void) {
+    tetra_rng rng = {7};
+    enum { n = 4096 };
+    static double ref[n];
+    static uint16_t out[n];
+    tetra_err_stats s, fl;
+    double mx = 0;
+    for (int i = 0; i < n; i++) {
+        ref[i] = tetra_rng_normal(&rng);
+        out[i] = tetra_f32_to_bf16((float)ref[i]);
+        mx = fmax(mx, fabs(ref[i]));
+    }
+    fl = tetra_err_dtype_floor(ref, TETRA_DTYPE_BF16, n);
+    s = tetra_err_compare(ref, out, TETRA_DTYPE_BF16, n, 0);
+    CHECK(tetra_err_pass(&s, &fl, 2.0, 1e-5));
+    out[123] = tetra_f32_to_bf16((float)(ref[123] + 0.02 * mx));
+    s = tetra_err_compare(ref, out, TETRA_DTYPE_BF16, n, 0);
+    CHECK_MSG(!tetra_err_pass(&s, &fl, 2.0, 1e-5), "gate passed a 2%% defect");
+}
+
+/* Large shape: the path's BF16 and FP32 outputs against the GPU reference path's FP32. */
+static void large_case(tetra_context *ctx, tetra_gemm_path path, int64_t M, int64_t N, int64_t K,
+                       tetra_dtype a_dtype) {
+    tetra_rng rng = {2024};
+    operand A, B;
+    tu_devbuf dref, dout;
+    tetra_matrix gref, gout;
+    tetra_gemm_options o = tetra_gemm_options_default();
+    float *href = (float *)malloc((size_t)(M * N) * 4);
+    double *ref = (double *)malloc((size_t)(M * N) * 8);
+    void *hout = malloc((size_t)(M * N) * 4);
+    tetra_status st;
+    const tetra_dtype outs[2] = {TETRA_DTYPE_BF16, TETRA_DTYPE_FP32};
+
+    make_nvfp4(&B, &rng, N, K, 1, TETRA_SCALE_SWIZZLED_128X4, 0, 0.02f);
+    if (a_dtype == TETRA_DTYPE_NVFP4) make_nvfp4(&A, &rng, M, K, 1, TETRA_SCALE_SWIZZLED_128X4, 0, 1.0f);
+    else make_dense(&A, &rng, a_dtype, M, K, 1, 0);
+    dref = tu_dev_alloc((size_t)(M * N) * 4, 0xFF);
+    gref = tetra_matrix_dense(TETRA_DTYPE_FP32, dref.ptr, M, N);
+    o.path = TETRA_PATH_REFERENCE;
+    st = tetra_gemm(ctx, &A.g, &B.g, &gref, &o);
+    if (st == TETRA_ERR_UNSUPPORTED) {
+        printf("  large %lldx%lldx%lld: SKIPPED: the GPU reference path is unsupported (%s)\n",
+               (long long)M, (long long)N, (long long)K, tetra_last_error());
+        goto done;
+    }
+    CHECK_MSG(st == TETRA_OK, "reference: %s", tetra_last_error());
+    tu_dev_download(&dref, href, (size_t)(M * N) * 4);
+    for (int64_t i = 0; i < M * N; i++) ref[i] = href[i];
+    for (int t = 0; t < 2; t++) {
+        tetra_err_stats s, fl;
+        size_t bytes = (size_t)(M * N) * dsize(outs[t]);
+        int pass;
+        dout = tu_dev_alloc(bytes, 0xFF);
+        gout = tetra_matrix_dense(outs[t], dout.ptr, M, N);
+        o.path = path;
+        st = tetra_gemm(ctx, &A.g, &B.g, &gout, &o);
+        if (st == TETRA_ERR_UNSUPPORTED) {
+            printf("  %-9s large: unsupported: %s\n", path_name(path), tetra_last_error());
+            tu_dev_free(&dout);
+            break;
+        }
+        CHECK_MSG(st == TETRA_OK, "%s", tetra_last_error());
+        tu_dev_download(&dout, hout, bytes);
+        CHECK(tu_dev_check_guards(&dout, "large d"));
+        tu_dev_free(&dout);
+        s = tetra_err_compare(ref, hout, (int)outs[t], M * N, 0);
+        fl = tetra_err_dtype_floor(ref, outs[t], M * N);
+        /* the reference's own FP32 rounding doubles the FP32 floor: the factor 2 covers it */
+        pass = tetra_err_pass(&s, &fl, 2.0, gate_slack(outs[t], K));
+        printf("  %-9s large M=%lld N=%lld K=%lld a=%s d=%s vs GPU reference: norm %.2e (floor %.2e) "
+               "maxrel %.2e (floor %.2e) %s\n",
+               path_name(path), (long long)M, (long long)N, (long long)K, dt_name(a_dtype),
+               dt_name(outs[t]), s.normwise, fl.normwise, s.max_rel, fl.max_rel, pass ? "PASS" : "FAIL");
+        CHECK_MSG(pass, "large-shape gate");
+    }
+done:
+    tu_dev_free(&dref);
+    free(href); free(ref); free(hout);
+    free_operand(&A);
+    free_operand(&B);
+}
+
+/* The small/medium case list: every A type x D dtype x scale layout on two small shapes,
+ * then the odd shapes with rotating variants (bias dtypes, alpha, device global scales,
+ * padded strides, L = 3). */
+static int build_cases(gcase *cs) {
+    static const int64_t odd[][3] = {
+        {1, 129, 64},     {17, 100, 48},   {100, 255, 16},   {129, 17, 4112},  {255, 1000, 4096},
+        {1000, 255, 4112}, {1000, 1000, 64}, {129, 129, 4096}, {17, 1000, 4112}, {255, 129, 48},
+        {1000, 17, 16},   {100, 100, 4096}};
+    static const tetra_dtype at[3] = {TETRA_DTYPE_BF16, TETRA_DTYPE_FP16, TETRA_DTYPE_NVFP4};
+    static const tetra_dtype dt[3] = {TETRA_DTYPE_BF16, TETRA_DTYPE_FP16, TETRA_DTYPE_FP32};
+    int n = 0;
+    for (int s = 0; s < 2; s++)
+        for (int a = 0; a < 3; a++)
+            for (int d = 0; d < 3; d++)
+                for (int lay = 0; lay < 2; lay++) {
+                    gcase c = {0};
+                    c.m = s ? 200 : 33;
+                    c.n = s ? 136 : 65;
+                    c.k = s ? 320 : 96;
+                    c.l = s ? 3 : 1;
+                    c.a_dtype = at[a];
+                    c.d_dtype = dt[d];
+                    c.layout = (tetra_scale_layout)lay;
+                    c.alpha = 1.0f;
+                    c.padded = s; /* the batched ones with gaps everywhere */
+                    c.bias = (a + d + lay) % 2;
+                    c.bias_dtype = dt[(a + lay) % 3];
+                    c.dev_gscale = (d + lay) % 2;
+                    cs[n++] = c;
+                }
+    for (int i = 0; i < (int)(sizeof odd / sizeof odd[0]); i++) {
+        gcase c = {0};
+        c.m = odd[i][0];
+        c.n = odd[i][1];
+        c.k = odd[i][2];
+        c.l = (i % 4 == 1) ? 3 : 1;
+        c.a_dtype = at[i % 3];
+        c.d_dtype = dt[(i / 3) % 3];
+        c.layout = (tetra_scale_layout)((i / 2) % 2);
+        c.bias = i % 3 != 2;
+        c.bias_dtype = dt[(i + 1) % 3];
+        c.alpha = (i % 2) ? 0.375f : 1.0f;
+        c.dev_gscale = i % 4 >= 2;
+        c.padded = i % 5 == 3;
+        cs[n++] = c;
+    }
+    return n;
+}
+
+int main(void) {
+    tetra_context *ctx = tu_gpu_or_skip(NAME);
+    tetra_device_info info;
+    static gcase cs[64];
+    int ncases = build_cases(cs);
+    const tetra_gemm_path paths[2] = {TETRA_PATH_MMA_SYNC, TETRA_PATH_WGMMA};
+    uint64_t seed = 1234;
+
+    tetra_device_info_get(tetra_context_device(ctx), &info);
+    printf("%s: %s sm_%d%d, seed %llu, %d cases per path\n", NAME, info.name, info.major, info.minor,
+           (unsigned long long)seed, ncases);
+    gate_catches_defect();
+
+    for (int p = 0; p < 2; p++) {
+        int ran = 0, unsupported = 0;
+        for (int i = 0; i < ncases; i++) {
+            int rc = run_case(ctx, paths[p], &cs[i], seed + (uint64_t)i);
+            if (rc == RUN_UNSUPPORTED) {
+                unsupported++;
+                if (i == 0) {
+                    printf("%s: %s path SKIPPED (unsupported on this device/build)\n", NAME,
+                           path_name(paths[p]));
+                    break;
+                }
+                /* after the first case, the fast paths must take every aligned problem */
+                CHECK_MSG(0, "%s refused case %d", path_name(paths[p]), i);
+            } else {
+                ran++;
+            }
+        }
+        if (ran == 0) continue;
+        large_case(ctx, paths[p], 2048, 4096, 4096, TETRA_DTYPE_BF16);
+        large_case(ctx, paths[p], 2048, 4096, 4096, TETRA_DTYPE_NVFP4);
+        large_case(ctx, paths[p], 1000, 4096, 4112, TETRA_DTYPE_FP16);
+    }
+
+    /* alignment the fast path cannot take is refused with a message, never mis-computed */
+    {
+        tetra_rng rng = {99};
+        operand A, B;
+        tu_devbuf dd = tu_dev_alloc(64 * 64 * 2, 0xFF);
+        tetra_matrix gd = tetra_matrix_dense(TETRA_DTYPE_BF16, dd.ptr, 64, 64);
+        tetra_gemm_options o = tetra_gemm_options_default();
+        make_nvfp4(&B, &rng, 64, 48, 1, TETRA_SCALE_LINEAR, 0, 0.02f);
+        make_dense(&A, &rng, TETRA_DTYPE_BF16, 65, 48, 1, 0);
+        A.g.data = (uint16_t *)A.g.data + 1; /* 2-byte aligned rows; the view is 64 rows */
+        A.g.rows = 64;
+        o.path = TETRA_PATH_MMA_SYNC;
+        CHECK_ERR(tetra_gemm(ctx, &A.g, &B.g, &gd, &o), TETRA_ERR_UNSUPPORTED, "aligned");
+        CHECK(tu_dev_check_guards(&dd, "unaligned d"));
+        tu_dev_free(&dd);
+        free_operand(&A);
+        free_operand(&B);
+    }
+
+    tetra_context_destroy(ctx);
+    return tu_finish(NAME);
+}
