@@ -143,6 +143,11 @@ static attn_result problem_run(const problem *p, tetra_context *ctx, int path, f
     a.lse = c->with_lse ? (float *)dlse.ptr : NULL;
     a.path = path;
     a.scale = (float)(1.0 / sqrt((double)c->D)) * scale_mul;
+    if (drop_keys && c->layout == 0) { /* keep the original Nk's contiguous strides */
+        const int64_t ks[3] = {c->Nk * c->Hkv * c->D, c->Hkv * c->D, c->D};
+        memcpy(a.k_strides, ks, sizeof ks);
+        memcpy(a.v_strides, ks, sizeof ks);
+    }
     a.seqlen_k -= drop_keys;
     res.status = tetra_attention_fwd(ctx, &a);
     if (res.status != TETRA_OK) {

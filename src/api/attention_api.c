@@ -43,7 +43,11 @@ static tetra_status check_layout(const char *name, int64_t B, int64_t N, int64_t
     for (int i = 0; i < 3; i++)
         if (ext[i] > 1) order[n++] = i;
     for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && s[order[j]] < s[order[j - 1]]; j--) {
+        /* equal strides: the higher dimension counts as inner, so the message names the
+         * outer one ([B, N, H] order is the default nesting) */
+        for (int j = i; j > 0 && (s[order[j]] < s[order[j - 1]] ||
+                                  (s[order[j]] == s[order[j - 1]] && order[j] > order[j - 1]));
+             j--) {
             int64_t t = order[j]; order[j] = order[j - 1]; order[j - 1] = t;
         }
     need = D;

@@ -406,11 +406,10 @@ tetra_status launch_reference(tetra_context *ctx, const tetra_attention_args *a)
 
 template <int D, bool BF16, bool CAUSAL>
 tetra_status launch_mma_config(tetra_context *ctx, const AttnParams &p, int64_t ctas) {
-    const size_t smem = (size_t)(kBlockM + 2 * kBlockN) * D * sizeof(uint16_t);
-    /* 48 KB at D=128: inside the default dynamic limit, so no opt-in is needed; kept as a
-     * call so a larger tile cannot silently fail to launch. */
-    TETRA_CUDA_TRY(cudaFuncSetAttribute(attention_fwd_mma<D, BF16, CAUSAL>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    constexpr size_t smem = (size_t)(kBlockM + 2 * kBlockN) * D * sizeof(uint16_t);
+    /* 48 KB at D=128: inside the default dynamic shared-memory limit (no opt-in call on
+     * the launch path) and 2 CTAs per SM even under sm_120's 99 KB. */
+    static_assert(smem <= 48 * 1024, "a larger tile needs cudaFuncAttributeMaxDynamicSharedMemorySize");
     attention_fwd_mma<D, BF16, CAUSAL><<<(unsigned)ctas, kThreads, smem, (cudaStream_t)ctx->stream>>>(p);
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
