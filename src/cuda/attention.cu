@@ -1,9 +1,473 @@
-/* attention.cu - not written yet: every launcher here reports TETRA_ERR_UNSUPPORTED. */
+/* attention.cu - attention forward, O = softmax(scale * Q K^T + causal mask) V.
+ *
+ * Two kernels:
+ *   attention_fwd_reference  path 1: one query row per CTA, FP32, exact two-pass softmax
+ *                            (max, then exp/sum/PV). Any alignment, any stride. A checker
+ *                            for shapes too large for the CPU oracle.
+ *   attention_fwd_mma        path 2: FlashAttention-2 structure for sm_80+ (also the
+ *                            sm_120 consumer-Blackwell path): a 64-row Q tile per CTA, 4
+ *                            warps of 16 rows, K/V tiles of 64 keys staged with cp.async
+ *                            into XOR-swizzled shared memory (48 KB at D=128), ldmatrix
+ *                            (+.trans for V), mma.sync m16n8k16 with FP32 accumulators,
+ *                            online softmax in the log2 domain (log2(e) folded into the
+ *                            scale), P rounded to the input dtype in registers.
+ * Path 3 (Hopper wgmma) is not written yet. See docs/notes/attention.md. */
+#include <math.h>
+#include <stdint.h>
+
 #include "common.cuh"
 #include "launch.h"
 
-extern "C" tetra_status tetra_launch_attention(tetra_context *ctx, const tetra_attention_args *args) {
-    (void)ctx; (void)args;
-    return tetra_fail(TETRA_ERR_UNSUPPORTED, "tetra_launch_attention: not implemented in this build");
+namespace {
+
+constexpr int kBlockM = 64;  /* query rows per CTA: 4 warps x 16 rows */
+constexpr int kBlockN = 64;  /* keys per K/V tile */
+constexpr int kWarps = 4;
+constexpr int kThreads = kWarps * TETRA_WARP;
+constexpr int kRefThreads = 128; /* reference kernel: >= the largest head_dim */
+
+struct AttnParams {
+    const uint16_t *q, *k, *v;
+    uint16_t *o;
+    float *lse;
+    int64_t qs[3], ks[3], vs[3], os[3]; /* element strides of B, N, H */
+    int batch, nq, nk, hq, group;        /* group = heads_q / heads_kv */
+    int causal_offset;                   /* nk - nq: query i sees keys j <= i + offset */
+    int num_qblocks;
+    float scale;                         /* natural-log domain (reference kernel) */
+    float scale_log2;                    /* scale * log2(e) (mma kernel) */
+    tetra_dtype dtype;
+};
+
+/* ------------------------------------------------------------ PTX wrappers (sm_80+) */
+
+__device__ __forceinline__ uint32_t smem_addr(const void *p) {
+    return (uint32_t)__cvta_generic_to_shared(p);
 }
 
+/* 16-byte global->shared copy; when !valid nothing is read and the 16 bytes are zeroed. */
+__device__ __forceinline__ void cp_async_16(uint32_t dst, const void *src, bool valid) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(valid ? 16 : 0)
+                 : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+__device__ __forceinline__ void ldsm_x4(uint32_t addr, uint32_t r[4]) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+__device__ __forceinline__ void ldsm_x4_trans(uint32_t addr, uint32_t r[4]) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
+/* c += a (16x16, row) * b (16x8, col), FP32 accumulators. */
+template <bool BF16>
+__device__ __forceinline__ void mma_16816(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
+    if (BF16)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    else
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* Two floats -> one register of two BF16/FP16 (round to nearest even), lo in bits 0-15. */
+template <bool BF16> __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+    uint32_t r;
+    if (BF16) {
+        __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+        r = *reinterpret_cast<uint32_t *>(&h);
+    } else {
+        __half2 h = __floats2half2_rn(lo, hi);
+        r = *reinterpret_cast<uint32_t *>(&h);
+    }
+    return r;
+}
+
+/* ------------------------------------------------------------ shared-memory tiles */
+
+/* A tile is [64 rows][D] 16-bit elements in 16-byte chunks; chunk c of row r is stored at
+ * chunk c ^ (r & 7). ldmatrix reads 8 rows at one logical chunk: the XOR spreads them
+ * over the 8 distinct 16-byte bank groups of a 128-byte period (rows are 128 or 256
+ * bytes, multiples of the period, so without it all 8 hit the same banks). */
+template <int D> __device__ __forceinline__ int swizzle(int row, int chunk) {
+    return row * D + ((chunk ^ (row & 7)) << 3);
+}
+
+/* Stage rows row0..row0+63 of one head into a tile; rows >= rows_valid are zero-filled
+ * so out-of-range queries and keys contribute exact zeros (keys are also masked). */
+template <int D>
+__device__ __forceinline__ void load_tile(uint16_t *tile, const uint16_t *head_base,
+                                          int64_t row_stride, int row0, int rows_valid) {
+    constexpr int kChunks = D / 8;
+    constexpr int kPerThread = kBlockN * kChunks / kThreads;
+#pragma unroll
+    for (int i = 0; i < kPerThread; i++) {
+        const int idx = threadIdx.x + i * kThreads;
+        const int r = idx / kChunks, c = idx % kChunks;
+        const bool valid = row0 + r < rows_valid;
+        const uint16_t *src = valid ? head_base + (int64_t)(row0 + r) * row_stride + c * 8 : head_base;
+        cp_async_16(smem_addr(tile + swizzle<D>(r, c)), src, valid);
+    }
+}
+
+/* ------------------------------------------------------------ the mma.sync kernel */
+
+/* Online softmax of one 16x64 score tile held as 8 n-tiles of mma C fragments (this
+ * thread: rows g and g+8, columns 2*t4 and 2*t4+1 of each n-tile). Scores become
+ * probabilities in place; m (log2 domain), l (this thread's partial row sums) and the O
+ * accumulators are rescaled. MASK is a template argument so that interior blocks carry
+ * no predicate at all. */
+template <int D, bool CAUSAL, bool MASK>
+__device__ __forceinline__ void softmax_tile(float s[8][4], float o[D / 8][4], float m[2], float l[2],
+                                             const AttnParams &p, int row0, int key0) {
+    const int lane = threadIdx.x & 31, t4 = lane & 3;
+#pragma unroll
+    for (int nt = 0; nt < 8; nt++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            float x = s[nt][e] * p.scale_log2;
+            if (MASK) {
+                const int row = row0 + (e >= 2 ? 8 : 0);
+                const int key = key0 + nt * 8 + 2 * t4 + (e & 1);
+                bool visible = key < p.nk;
+                if (CAUSAL) visible = visible && key <= row + p.causal_offset;
+                if (!visible) x = -INFINITY;
+            }
+            s[nt][e] = x;
+        }
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        float mx = m[h];
+#pragma unroll
+        for (int nt = 0; nt < 8; nt++) mx = fmaxf(mx, fmaxf(s[nt][2 * h], s[nt][2 * h + 1]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        /* A row that has seen no visible key keeps m = -inf; subtract 0 instead so that
+         * exp2(-inf - -inf) never makes a NaN: its p and alpha come out 0. */
+        const float base = mx == -INFINITY ? 0.0f : mx;
+        const float alpha = exp2f(m[h] - base);
+        float sum = 0.0f;
+        m[h] = mx;
+#pragma unroll
+        for (int nt = 0; nt < 8; nt++) {
+            s[nt][2 * h] = exp2f(s[nt][2 * h] - base);
+            s[nt][2 * h + 1] = exp2f(s[nt][2 * h + 1] - base);
+            sum += s[nt][2 * h] + s[nt][2 * h + 1];
+        }
+        l[h] = l[h] * alpha + sum;
+#pragma unroll
+        for (int dt = 0; dt < D / 8; dt++) {
+            o[dt][2 * h] *= alpha;
+            o[dt][2 * h + 1] *= alpha;
+        }
+    }
+}
+
+template <int D, bool BF16, bool CAUSAL>
+__global__ void __launch_bounds__(kThreads) attention_fwd_mma(const AttnParams p) {
+    extern __shared__ __align__(128) uint16_t smem[];
+    uint16_t *sQ = smem, *sK = smem + kBlockM * D, *sV = sK + kBlockN * D;
+    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+    const int g = lane >> 2, t4 = lane & 3;
+
+    /* Heaviest first: CTA i takes query block (num_qblocks - 1 - i / (B*Hq)), so all heads'
+     * most expensive causal blocks are dispatched first (LPT order); heads vary fastest. */
+    const int64_t bh_count = (int64_t)p.batch * p.hq;
+    const int qb = p.num_qblocks - 1 - (int)(blockIdx.x / bh_count);
+    const int bh = (int)(blockIdx.x % bh_count);
+    const int b = bh / p.hq, h = bh % p.hq, hk = h / p.group;
+    const int q0 = qb * kBlockM;
+
+    const uint16_t *qbase = p.q + b * p.qs[0] + h * p.qs[2];
+    const uint16_t *kbase = p.k + b * p.ks[0] + hk * p.ks[2];
+    const uint16_t *vbase = p.v + b * p.vs[0] + hk * p.vs[2];
+
+    /* Key blocks to visit, and the first one that needs the mask predicate. */
+    int nkb = (p.nk + kBlockN - 1) / kBlockN;
+    int first_masked = p.nk / kBlockN; /* blocks wholly inside nk */
+    if (CAUSAL) {
+        const int last_key = q0 + kBlockM - 1 + p.causal_offset; /* of the tile's last row */
+        const int lim = q0 + p.causal_offset;                   /* of the tile's first row */
+        nkb = last_key < 0 ? 0 : min(nkb, last_key / kBlockN + 1);
+        first_masked = min(first_masked, lim < kBlockN - 1 ? 0 : (lim - (kBlockN - 1)) / kBlockN + 1);
+    }
+
+    /* Pipeline: K and V have one buffer each; K(j+1) loads during softmax and P V of block
+     * j, V(j+1) during Q K^T of block j+1. Exactly one commit per stage (empty ones too),
+     * so wait_group<1> always means "all but the newest group have landed". */
+    load_tile<D>(sQ, qbase, p.qs[1], q0, p.nq);
+    if (nkb > 0) load_tile<D>(sK, kbase, p.ks[1], 0, p.nk);
+    cp_async_commit();
+    if (nkb > 0) load_tile<D>(sV, vbase, p.vs[1], 0, p.nk);
+    cp_async_commit();
+    cp_async_wait<1>();
+    __syncthreads();
+
+    uint32_t qf[D / 16][4]; /* this warp's 16 query rows as mma A fragments */
+#pragma unroll
+    for (int ks = 0; ks < D / 16; ks++)
+        ldsm_x4(smem_addr(sQ + swizzle<D>(warp * 16 + (lane & 15), ks * 2 + (lane >> 4))), qf[ks]);
+
+    float o[D / 8][4];
+#pragma unroll
+    for (int dt = 0; dt < D / 8; dt++) o[dt][0] = o[dt][1] = o[dt][2] = o[dt][3] = 0.0f;
+    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
+    const int row0 = q0 + warp * 16 + g;
+
+    for (int kb = 0; kb < nkb; kb++) {
+        cp_async_wait<1>(); /* K(kb) */
+        __syncthreads();
+
+        float s[8][4];
+#pragma unroll
+        for (int nt = 0; nt < 8; nt++) s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.0f;
+#pragma unroll
+        for (int ks = 0; ks < D / 16; ks++)
+#pragma unroll
+            for (int np = 0; np < 4; np++) {
+                uint32_t bk[4]; /* n-tiles 2np and 2np+1, k halves 0 and 1 */
+                ldsm_x4(smem_addr(sK + swizzle<D>(np * 16 + (lane & 7) + ((lane >> 4) << 3),
+                                                  ks * 2 + ((lane >> 3) & 1))), bk);
+                mma_16816<BF16>(s[2 * np], qf[ks], bk[0], bk[1]);
+                mma_16816<BF16>(s[2 * np + 1], qf[ks], bk[2], bk[3]);
+            }
+        __syncthreads(); /* every warp is done with sK */
+        if (kb + 1 < nkb) load_tile<D>(sK, kbase, p.ks[1], (kb + 1) * kBlockN, p.nk);
+        cp_async_commit();
+
+        if (kb >= first_masked)
+            softmax_tile<D, CAUSAL, true>(s, o, m, l, p, row0, kb * kBlockN);
+        else
+            softmax_tile<D, CAUSAL, false>(s, o, m, l, p, row0, kb * kBlockN);
+
+        cp_async_wait<1>(); /* V(kb) */
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < kBlockN / 16; kk++) {
+            /* The C fragments of n-tiles 2kk, 2kk+1 are exactly the A fragment of P's
+             * 16-key slice kk: convert in registers, no shared-memory round trip. */
+            const uint32_t pa[4] = {pack2<BF16>(s[2 * kk][0], s[2 * kk][1]),
+                                    pack2<BF16>(s[2 * kk][2], s[2 * kk][3]),
+                                    pack2<BF16>(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                                    pack2<BF16>(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+#pragma unroll
+            for (int dp = 0; dp < D / 16; dp++) {
+                uint32_t bv[4]; /* d-tiles 2dp and 2dp+1, key halves 0 and 1 */
+                ldsm_x4_trans(smem_addr(sV + swizzle<D>(kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3),
+                                                        dp * 2 + (lane >> 4))), bv);
+                mma_16816<BF16>(o[2 * dp], pa, bv[0], bv[1]);
+                mma_16816<BF16>(o[2 * dp + 1], pa, bv[2], bv[3]);
+            }
+        }
+        __syncthreads(); /* every warp is done with sV */
+        if (kb + 1 < nkb) load_tile<D>(sV, vbase, p.vs[1], (kb + 1) * kBlockN, p.nk);
+        cp_async_commit();
+    }
+    cp_async_wait<0>();
+
+    /* Epilogue: finish the row sums across the quad, normalise, store. */
+    uint16_t *obase = p.o + b * p.os[0] + h * p.os[2];
+#pragma unroll
+    for (int hh = 0; hh < 2; hh++) {
+        float sum = l[hh];
+        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+        const int row = row0 + hh * 8;
+        const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+        if (row < p.nq) {
+            uint16_t *orow = obase + (int64_t)row * p.os[1] + 2 * t4;
+#pragma unroll
+            for (int dt = 0; dt < D / 8; dt++)
+                *reinterpret_cast<uint32_t *>(orow + dt * 8) =
+                    pack2<BF16>(o[dt][2 * hh] * inv, o[dt][2 * hh + 1] * inv);
+            if (p.lse && t4 == 0)
+                p.lse[((int64_t)b * p.hq + h) * p.nq + row] =
+                    sum > 0.0f ? (m[hh] + log2f(sum)) * 0.69314718055994531f : -INFINITY;
+        }
+    }
+}
+
+/* ------------------------------------------------------------ the reference kernel */
+
+__device__ __forceinline__ float block_reduce(float x, bool is_max, float *red) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int off = 16; off > 0; off >>= 1) {
+        const float y = __shfl_xor_sync(0xffffffffu, x, off);
+        x = is_max ? fmaxf(x, y) : x + y;
+    }
+    __syncthreads(); /* red may still be read from the previous reduction */
+    if (lane == 0) red[warp] = x;
+    __syncthreads();
+    x = red[0];
+    for (int w = 1; w < kRefThreads / 32; w++) x = is_max ? fmaxf(x, red[w]) : x + red[w];
+    return x;
+}
+
+__device__ __forceinline__ float dot_row(const float *q, const void *k, int64_t off, int D, tetra_dtype dt) {
+    float acc = 0.0f;
+    for (int d = 0; d < D; d++) acc = fmaf(q[d], tetra_load_dense(k, off + d, dt), acc);
+    return acc;
+}
+
+__global__ void __launch_bounds__(kRefThreads) attention_fwd_reference(const AttnParams p, int D) {
+    __shared__ float q[128], prob[kRefThreads], red[kRefThreads / 32];
+    const int tid = threadIdx.x;
+    const int64_t rows = (int64_t)p.batch * p.hq * p.nq;
+    for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+        const int i = (int)(r % p.nq), h = (int)((r / p.nq) % p.hq), b = (int)(r / p.nq / p.hq);
+        const int hk = h / p.group;
+        const int64_t kb = b * p.ks[0] + hk * p.ks[2], vb = b * p.vs[0] + hk * p.vs[2];
+        int visible = p.nk;
+        if (p.causal_offset != INT32_MIN) { /* causal */
+            const int64_t lim = (int64_t)i + p.causal_offset + 1;
+            visible = (int)(lim < 0 ? 0 : (lim < p.nk ? lim : p.nk));
+        }
+        __syncthreads(); /* q and prob of the previous row are no longer read */
+        if (tid < D) q[tid] = tetra_load_dense(p.q, b * p.qs[0] + i * p.qs[1] + h * p.qs[2] + tid, p.dtype);
+        __syncthreads();
+        /* pass 1: the row maximum */
+        float mx = -INFINITY;
+        for (int j = tid; j < visible; j += kRefThreads)
+            mx = fmaxf(mx, p.scale * dot_row(q, p.k, kb + (int64_t)j * p.ks[1], D, p.dtype));
+        mx = block_reduce(mx, true, red);
+        /* pass 2: probabilities, their sum and P V; thread d < D owns output column d */
+        float acc = 0.0f, lsum = 0.0f;
+        for (int j0 = 0; j0 < visible; j0 += kRefThreads) {
+            const int j = j0 + tid;
+            float pj = 0.0f;
+            if (j < visible) pj = expf(p.scale * dot_row(q, p.k, kb + (int64_t)j * p.ks[1], D, p.dtype) - mx);
+            lsum += pj;
+            __syncthreads();
+            prob[tid] = pj;
+            __syncthreads();
+            const int n = min(kRefThreads, visible - j0);
+            if (tid < D)
+                for (int jj = 0; jj < n; jj++)
+                    acc = fmaf(prob[jj], tetra_load_dense(p.v, vb + (int64_t)(j0 + jj) * p.vs[1] + tid, p.dtype), acc);
+        }
+        const float l = block_reduce(lsum, false, red);
+        if (tid < D)
+            tetra_store_dense(p.o, b * p.os[0] + i * p.os[1] + h * p.os[2] + tid, p.dtype,
+                              visible ? acc / l : 0.0f);
+        if (p.lse && tid == 0)
+            p.lse[((int64_t)b * p.hq + h) * p.nq + i] = visible ? mx + logf(l) : -INFINITY;
+    }
+}
+
+/* ------------------------------------------------------------ launchers */
+
+AttnParams make_params(const tetra_attention_args *a) {
+    AttnParams p;
+    p.q = (const uint16_t *)a->q;
+    p.k = (const uint16_t *)a->k;
+    p.v = (const uint16_t *)a->v;
+    p.o = (uint16_t *)a->o;
+    p.lse = a->lse;
+    for (int i = 0; i < 3; i++) {
+        p.qs[i] = a->q_strides[i];
+        p.ks[i] = a->k_strides[i];
+        p.vs[i] = a->v_strides[i];
+        p.os[i] = a->o_strides[i];
+    }
+    p.batch = (int)a->batch;
+    p.nq = (int)a->seqlen_q;
+    p.nk = (int)a->seqlen_k;
+    p.hq = (int)a->heads_q;
+    p.group = (int)(a->heads_q / a->heads_kv);
+    p.causal_offset = (int)(a->seqlen_k - a->seqlen_q);
+    p.num_qblocks = (int)((a->seqlen_q + kBlockM - 1) / kBlockM);
+    p.scale = a->scale;
+    p.scale_log2 = (float)((double)a->scale * 1.4426950408889634);
+    p.dtype = a->dtype;
+    return p;
+}
+
+tetra_status launch_reference(tetra_context *ctx, const tetra_attention_args *a) {
+    AttnParams p = make_params(a);
+    const int64_t rows = a->batch * a->heads_q * a->seqlen_q;
+    const int grid = (int)(rows < (1 << 30) ? rows : (1 << 30));
+    if (!a->causal) p.causal_offset = INT32_MIN; /* sentinel: no mask */
+    attention_fwd_reference<<<grid, kRefThreads, 0, (cudaStream_t)ctx->stream>>>(p, (int)a->head_dim);
+    TETRA_LAUNCH_CHECK();
+    return TETRA_OK;
+}
+
+template <int D, bool BF16, bool CAUSAL>
+tetra_status launch_mma_config(tetra_context *ctx, const AttnParams &p, int64_t ctas) {
+    constexpr size_t smem = (size_t)(kBlockM + 2 * kBlockN) * D * sizeof(uint16_t);
+    /* 48 KB at D=128: inside the default dynamic shared-memory limit (no opt-in call on
+     * the launch path) and 2 CTAs per SM even under sm_120's 99 KB. */
+    static_assert(smem <= 48 * 1024, "a larger tile needs cudaFuncAttributeMaxDynamicSharedMemorySize");
+    attention_fwd_mma<D, BF16, CAUSAL><<<(unsigned)ctas, kThreads, smem, (cudaStream_t)ctx->stream>>>(p);
+    TETRA_LAUNCH_CHECK();
+    return TETRA_OK;
+}
+
+tetra_status launch_mma(tetra_context *ctx, const tetra_attention_args *a) {
+    static const char *tensor[4] = {"q", "k", "v", "o"};
+    const void *ptr[4] = {a->q, a->k, a->v, a->o};
+    const int64_t *strides[4] = {a->q_strides, a->k_strides, a->v_strides, a->o_strides};
+    if (ctx->sm_major < 8)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "attention path 2 (mma.sync) needs sm_80 or newer; this device is sm_%d%d",
+                          ctx->sm_major, ctx->sm_minor);
+    /* cp.async moves 16-byte chunks: every row of head_dim elements must start 16-byte aligned. */
+    for (int t = 0; t < 4; t++) {
+        if (!tetra_aligned(ptr[t], 16))
+            return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                              "attention path 2 needs args.%s 16-byte aligned (it is %p)", tensor[t], ptr[t]);
+        for (int i = 0; i < 3; i++)
+            if (strides[t][i] % 8)
+                return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                                  "attention path 2 needs args.%s_strides[%d] = %lld to be a multiple "
+                                  "of 8 elements (16 bytes)",
+                                  tensor[t], i, (long long)strides[t][i]);
+    }
+    const AttnParams p = make_params(a);
+    const int64_t ctas = (int64_t)p.num_qblocks * a->batch * a->heads_q;
+    if (ctas > INT32_MAX)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "attention path 2: %lld CTAs exceed the grid limit",
+                          (long long)ctas);
+    const bool bf16 = a->dtype == TETRA_DTYPE_BF16, causal = a->causal != 0;
+    if (a->head_dim == 64) {
+        if (bf16) return causal ? launch_mma_config<64, true, true>(ctx, p, ctas)
+                                : launch_mma_config<64, true, false>(ctx, p, ctas);
+        return causal ? launch_mma_config<64, false, true>(ctx, p, ctas)
+                      : launch_mma_config<64, false, false>(ctx, p, ctas);
+    }
+    if (bf16) return causal ? launch_mma_config<128, true, true>(ctx, p, ctas)
+                            : launch_mma_config<128, true, false>(ctx, p, ctas);
+    return causal ? launch_mma_config<128, false, true>(ctx, p, ctas)
+                  : launch_mma_config<128, false, false>(ctx, p, ctas);
+}
+
+} // namespace
+
+/* The arguments arrive validated with strides and scale resolved (attention_api.c). */
+extern "C" tetra_status tetra_launch_attention(tetra_context *ctx, const tetra_attention_args *args) {
+    tetra_status st;
+    switch (args->path) {
+    case 1: return launch_reference(ctx, args);
+    case 2: return launch_mma(ctx, args);
+    case 3:
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "args.path 3 (Hopper wgmma attention) is not implemented yet; use 0 or 2");
+    default:
+        st = launch_mma(ctx, args);
+        if (st != TETRA_ERR_UNSUPPORTED) return st;
+        tetra_clear_error();
+        return launch_reference(ctx, args);
+    }
+}

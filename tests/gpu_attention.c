@@ -1,0 +1,381 @@
+/* gpu_attention.c - tetra_attention_fwd against the FP64 CPU oracle with seed 004's
+ * two-reference gate:
+ *   pass iff max|kernel - oracle| <= 2 * max|same-dtype ref - oracle| + 1e-4
+ * where the oracle is TETRA_ATTENTION_REF_EXACT and the same-dtype reference is
+ * TETRA_ATTENTION_REF_ROUND_P (P rounded to the input dtype before P V, as the kernel
+ * does) rounded to the output dtype. NaN never passes. Outputs are poisoned (NaN bytes)
+ * and sentinel-guarded; strided outputs must keep their poisoned gaps. A deliberately
+ * defective call (perturbed scale, a dropped key) must fail the same gate. */
+#include <math.h>
+#include <string.h>
+
+#include "format/float16.h"
+#include "ref/attention_ref.h"
+#include "testutil.h"
+
+#define GATE_FACTOR 2.0
+#define GATE_SLACK 1e-4
+
+typedef struct {
+    tetra_dtype dt;
+    int D, causal;
+    int64_t B, Nq, Nk, Hq, Hkv;
+    int layout; /* 0 contiguous (strides 0), 1 padded [B,N,H,D] q/o + heads-outer k/v,
+                   2 like 1 but strides not multiples of 8 (path 2 cannot take it) */
+    int path;
+    int with_lse;
+} attn_case;
+
+typedef struct {
+    double err, floor, bound;
+    int nonfinite, gaps_ok, lse_ok, status;
+} attn_result;
+
+static const char *dt_name(tetra_dtype dt) { return dt == TETRA_DTYPE_BF16 ? "bf16" : "fp16"; }
+
+static double to_double(uint16_t h, tetra_dtype dt) {
+    return dt == TETRA_DTYPE_BF16 ? (double)tetra_bf16_to_f32(h) : (double)tetra_f16_to_f32(h);
+}
+static double round_dtype(double x, tetra_dtype dt) {
+    float f = tetra_f64_to_f32_odd(x);
+    return dt == TETRA_DTYPE_BF16 ? (double)tetra_bf16_to_f32(tetra_f32_to_bf16(f))
+                                  : (double)tetra_f16_to_f32(tetra_f32_to_f16(f));
+}
+
+/* Strides for a layout; returns the element extent (max offset + 1). */
+static int64_t layout_strides(int layout, int heads_outer, int64_t B, int64_t N, int64_t H, int64_t D,
+                              int64_t s[3]) {
+    const int64_t pad = layout == 2 ? 3 : 8;
+    if (layout == 0) {
+        s[0] = s[1] = s[2] = 0;
+        return B * N * H * D;
+    }
+    if (heads_outer) { /* [B, H, N, D] */
+        s[1] = D + pad;
+        s[2] = N * s[1] + 2 * pad;
+        s[0] = H * s[2] + 4 * pad;
+    } else {           /* [B, N, H, D] with gaps */
+        s[2] = D + pad;
+        s[1] = H * s[2] + 2 * pad;
+        s[0] = N * s[1] + 4 * pad;
+    }
+    return (B - 1) * s[0] + (N - 1) * s[1] + (H - 1) * s[2] + D;
+}
+
+static void fill(tetra_rng *r, uint16_t *x, int64_t n, tetra_dtype dt) {
+    for (int64_t i = 0; i < n; i++) {
+        float f = (float)tetra_rng_normal(r);
+        x[i] = dt == TETRA_DTYPE_BF16 ? tetra_f32_to_bf16(f) : tetra_f32_to_f16(f);
+    }
+}
+
+/* One problem: inputs, oracle and same-dtype floor, computed once, run many ways. */
+typedef struct {
+    attn_case c;
+    tetra_attention_args host; /* host pointers, strides as given */
+    int64_t q_el, k_el, o_el;
+    uint16_t *q, *k, *v;
+    double *o64, *lse64, floor;
+    tu_devbuf dq, dk, dv;
+} problem;
+
+static void problem_init(problem *p, const attn_case *c, uint64_t seed) {
+    tetra_rng r = {seed};
+    const int64_t n = c->B * c->Nq * c->Hq * c->D;
+    double *rp = (double *)malloc((size_t)n * sizeof(double));
+    memset(p, 0, sizeof *p);
+    p->c = *c;
+    p->host.dtype = c->dt;
+    p->host.batch = c->B; p->host.seqlen_q = c->Nq; p->host.seqlen_k = c->Nk;
+    p->host.heads_q = c->Hq; p->host.heads_kv = c->Hkv; p->host.head_dim = c->D;
+    p->host.causal = c->causal;
+    p->host.path = c->path;
+    p->q_el = layout_strides(c->layout, 0, c->B, c->Nq, c->Hq, c->D, p->host.q_strides);
+    p->k_el = layout_strides(c->layout, 1, c->B, c->Nk, c->Hkv, c->D, p->host.k_strides);
+    layout_strides(c->layout, 1, c->B, c->Nk, c->Hkv, c->D, p->host.v_strides);
+    p->o_el = layout_strides(c->layout, 0, c->B, c->Nq, c->Hq, c->D, p->host.o_strides);
+    p->q = (uint16_t *)malloc((size_t)p->q_el * 2);
+    p->k = (uint16_t *)malloc((size_t)p->k_el * 2);
+    p->v = (uint16_t *)malloc((size_t)p->k_el * 2);
+    fill(&r, p->q, p->q_el, c->dt);
+    fill(&r, p->k, p->k_el, c->dt);
+    fill(&r, p->v, p->k_el, c->dt);
+    p->host.q = p->q; p->host.k = p->k; p->host.v = p->v; p->host.o = p->q;
+    p->o64 = (double *)malloc((size_t)n * sizeof(double));
+    p->lse64 = (double *)malloc((size_t)(c->B * c->Hq * c->Nq) * sizeof(double));
+    if (tetra_attention_host(&p->host, TETRA_ATTENTION_REF_EXACT, p->o64, p->lse64, 0) != TETRA_OK ||
+        tetra_attention_host(&p->host, TETRA_ATTENTION_REF_ROUND_P, rp, NULL, 0) != TETRA_OK) {
+        fprintf(stderr, "oracle failed: %s\n", tetra_last_error());
+        exit(1);
+    }
+    p->floor = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        const double e = fabs(round_dtype(rp[i], c->dt) - p->o64[i]);
+        if (e > p->floor) p->floor = e;
+    }
+    free(rp);
+    p->dq = tu_dev_alloc((size_t)p->q_el * 2, 0);
+    p->dk = tu_dev_alloc((size_t)p->k_el * 2, 0);
+    p->dv = tu_dev_alloc((size_t)p->k_el * 2, 0);
+    tu_dev_upload(&p->dq, p->q, (size_t)p->q_el * 2);
+    tu_dev_upload(&p->dk, p->k, (size_t)p->k_el * 2);
+    tu_dev_upload(&p->dv, p->v, (size_t)p->k_el * 2);
+}
+
+static void problem_free(problem *p) {
+    free(p->q); free(p->k); free(p->v); free(p->o64); free(p->lse64);
+    tu_dev_free(&p->dq); tu_dev_free(&p->dk); tu_dev_free(&p->dv);
+}
+
+/* Run on the device with `path`; `scale_mul` and `drop_keys` make defective calls. */
+static attn_result problem_run(const problem *p, tetra_context *ctx, int path, float scale_mul,
+                               int drop_keys, uint16_t *o_out) {
+    const attn_case *c = &p->c;
+    const int64_t nlse = c->B * c->Hq * c->Nq;
+    tetra_attention_args a = p->host;
+    attn_result res;
+    uint16_t *o = (uint16_t *)malloc((size_t)p->o_el * 2);
+    float *lse = (float *)malloc((size_t)nlse * sizeof(float));
+    tu_devbuf dout = tu_dev_alloc((size_t)p->o_el * 2, 0xFF); /* 0xFFFF: NaN in BF16 and FP16 */
+    tu_devbuf dlse = tu_dev_alloc((size_t)nlse * sizeof(float), 0xFF);
+    memset(&res, 0, sizeof res);
+    a.q = p->dq.ptr; a.k = p->dk.ptr; a.v = p->dv.ptr; a.o = dout.ptr;
+    a.lse = c->with_lse ? (float *)dlse.ptr : NULL;
+    a.path = path;
+    a.scale = (float)(1.0 / sqrt((double)c->D)) * scale_mul;
+    if (drop_keys && c->layout == 0) { /* keep the original Nk's contiguous strides */
+        const int64_t ks[3] = {c->Nk * c->Hkv * c->D, c->Hkv * c->D, c->D};
+        memcpy(a.k_strides, ks, sizeof ks);
+        memcpy(a.v_strides, ks, sizeof ks);
+    }
+    a.seqlen_k -= drop_keys;
+    res.status = tetra_attention_fwd(ctx, &a);
+    if (res.status != TETRA_OK) {
+        fprintf(stderr, "tetra_attention_fwd: %s\n", tetra_last_error());
+    } else {
+        tu_dev_download(&dout, o, (size_t)p->o_el * 2);
+        tu_dev_download(&dlse, lse, (size_t)nlse * sizeof(float));
+    }
+    tu_dev_check_guards(&dout, "attention O");
+    tu_dev_check_guards(&dlse, "attention lse");
+    /* Compare every valid element; mark them, then every unmarked element of a strided O
+     * must still hold the poison. */
+    {
+        const int64_t os0 = a.o_strides[0] ? a.o_strides[0] : c->Nq * c->Hq * c->D;
+        const int64_t os1 = a.o_strides[1] ? a.o_strides[1] : c->Hq * c->D;
+        const int64_t os2 = a.o_strides[2] ? a.o_strides[2] : c->D;
+        unsigned char *seen = (unsigned char *)calloc((size_t)p->o_el, 1);
+        res.gaps_ok = 1;
+        res.lse_ok = 1;
+        for (int64_t b = 0; b < c->B; b++)
+            for (int64_t i = 0; i < c->Nq; i++)
+                for (int64_t h = 0; h < c->Hq; h++)
+                    for (int64_t d = 0; d < c->D; d++) {
+                        const int64_t off = b * os0 + i * os1 + h * os2 + d;
+                        const double got = to_double(o[off], c->dt);
+                        const double want = p->o64[((b * c->Nq + i) * c->Hq + h) * c->D + d];
+                        seen[off] = 1;
+                        if (!isfinite(got)) res.nonfinite++;
+                        else if (fabs(got - want) > res.err) res.err = fabs(got - want);
+                    }
+        for (int64_t i = 0; i < p->o_el; i++)
+            if (!seen[i] && o[i] != 0xFFFF) res.gaps_ok = 0;
+        free(seen);
+        if (c->with_lse && !drop_keys)
+            for (int64_t i = 0; i < nlse; i++) {
+                const double want = p->lse64[i], got = (double)lse[i];
+                const int ok = isinf(want) ? (isinf(got) && got < 0)
+                                           : (isfinite(got) && fabs(got - want) <= 1e-4 + 1e-5 * fabs(want));
+                if (!ok && res.lse_ok) {
+                    fprintf(stderr, "  lse[%lld] = %.9g, oracle %.9g\n", (long long)i, got, want);
+                    res.lse_ok = 0;
+                }
+            }
+    }
+    res.floor = p->floor;
+    res.bound = GATE_FACTOR * p->floor + GATE_SLACK;
+    if (o_out) memcpy(o_out, o, (size_t)p->o_el * 2);
+    free(o); free(lse);
+    tu_dev_free(&dout); tu_dev_free(&dlse);
+    return res;
+}
+
+static int gate_pass(const attn_result *r) {
+    return r->status == TETRA_OK && r->nonfinite == 0 && r->err <= r->bound;
+}
+
+static void print_case(const attn_case *c, int path, const attn_result *r, const char *tag) {
+    printf("%-6s %s D=%d %s B=%lld Nq=%lld Nk=%lld Hq=%lld Hkv=%lld layout=%d path=%d: "
+           "err %.3e floor %.3e bound %.3e (err/bound %.3f)%s%s\n",
+           tag, dt_name(c->dt), c->D, c->causal ? "causal" : "full", (long long)c->B,
+           (long long)c->Nq, (long long)c->Nk, (long long)c->Hq, (long long)c->Hkv, c->layout, path,
+           r->err, r->floor, r->bound, r->err / r->bound, r->nonfinite ? " NONFINITE" : "",
+           r->gaps_ok ? "" : " GAP-WRITTEN");
+}
+
+/* The gate on every requested path. */
+static void check_case(tetra_context *ctx, const attn_case *c, uint64_t seed, const int *paths, int npaths) {
+    problem p;
+    problem_init(&p, c, seed);
+    for (int i = 0; i < npaths; i++) {
+        attn_result r = problem_run(&p, ctx, paths[i], 1.0f, 0, NULL);
+        const int pass = gate_pass(&r) && r.gaps_ok && r.lse_ok;
+        print_case(c, paths[i], &r, pass ? "PASS" : "FAIL");
+        CHECK_MSG(pass, "attention gate failed (seed %llu)", (unsigned long long)seed);
+    }
+    problem_free(&p);
+}
+
+/* The gate must reject deliberately defective results on the same problem. */
+static void check_defects(tetra_context *ctx) {
+    const attn_case cases[2] = {
+        {TETRA_DTYPE_BF16, 128, 0, 2, 200, 200, 4, 2, 0, 2, 1},
+        {TETRA_DTYPE_FP16, 64, 1, 2, 200, 200, 4, 2, 0, 2, 1},
+    };
+    for (int i = 0; i < 2; i++) {
+        problem p;
+        attn_result good, bad_scale, bad_key;
+        problem_init(&p, &cases[i], 9000 + (uint64_t)i);
+        good = problem_run(&p, ctx, 2, 1.0f, 0, NULL);
+        bad_scale = problem_run(&p, ctx, 2, 1.02f, 0, NULL); /* scale 2% off */
+        bad_key = problem_run(&p, ctx, 2, 1.0f, 1, NULL);    /* last key dropped */
+        print_case(&cases[i], 2, &good, gate_pass(&good) ? "PASS" : "FAIL");
+        print_case(&cases[i], 2, &bad_scale, gate_pass(&bad_scale) ? "MISSED" : "CAUGHT");
+        print_case(&cases[i], 2, &bad_key, gate_pass(&bad_key) ? "MISSED" : "CAUGHT");
+        CHECK(gate_pass(&good));
+        CHECK_MSG(!gate_pass(&bad_scale), "the gate passed a kernel run with scale * 1.02");
+        CHECK_MSG(!gate_pass(&bad_key), "the gate passed a kernel run that dropped the last key");
+        problem_free(&p);
+    }
+}
+
+/* B=1, H=4, N=2048: the mma kernel and the GPU reference kernel against the oracle,
+ * and against each other. */
+static void check_large(tetra_context *ctx) {
+    for (int causal = 0; causal < 2; causal++) {
+        const attn_case c = {TETRA_DTYPE_BF16, 128, causal, 1, 2048, 2048, 4, 4, 0, 2, 1};
+        problem p;
+        attn_result r2, r1;
+        uint16_t *o2, *o1;
+        double diff = 0.0;
+        problem_init(&p, &c, 7000 + (uint64_t)causal);
+        o2 = (uint16_t *)malloc((size_t)p.o_el * 2);
+        o1 = (uint16_t *)malloc((size_t)p.o_el * 2);
+        r2 = problem_run(&p, ctx, 2, 1.0f, 0, o2);
+        r1 = problem_run(&p, ctx, 1, 1.0f, 0, o1);
+        for (int64_t i = 0; i < p.o_el; i++) {
+            const double e = fabs(to_double(o2[i], c.dt) - to_double(o1[i], c.dt));
+            if (!(e <= diff)) diff = e; /* NaN propagates */
+        }
+        print_case(&c, 2, &r2, gate_pass(&r2) && r2.lse_ok ? "PASS" : "FAIL");
+        print_case(&c, 1, &r1, gate_pass(&r1) && r1.lse_ok ? "PASS" : "FAIL");
+        printf("       large %s: max|path2 - path1| = %.3e\n", causal ? "causal" : "full", diff);
+        CHECK(gate_pass(&r2) && r2.lse_ok);
+        CHECK(gate_pass(&r1) && r1.lse_ok);
+        CHECK_MSG(diff <= 2.0 * r2.bound, "path 2 and path 1 differ by %g", diff);
+        free(o2); free(o1);
+        problem_free(&p);
+    }
+}
+
+static void check_bad_inputs(tetra_context *ctx) {
+    const attn_case c = {TETRA_DTYPE_BF16, 64, 0, 1, 16, 16, 2, 2, 0, 2, 1};
+    problem p;
+    tetra_attention_args a, b;
+    tu_devbuf dout;
+    static uint16_t host_buf[4096];
+    problem_init(&p, &c, 555);
+    dout = tu_dev_alloc((size_t)p.o_el * 2, 0xFF);
+    a = p.host;
+    a.q = p.dq.ptr; a.k = p.dk.ptr; a.v = p.dv.ptr; a.o = dout.ptr; a.lse = NULL;
+    CHECK(tetra_attention_fwd(ctx, &a) == TETRA_OK);
+    CHECK_ERR(tetra_attention_fwd(NULL, &a), TETRA_ERR_INVALID_ARGUMENT, "ctx");
+    CHECK_ERR(tetra_attention_fwd(ctx, NULL), TETRA_ERR_INVALID_ARGUMENT, "args");
+    b = a; b.q = NULL;
+    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "args.q");
+    b = a; b.o = NULL;
+    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "args.o");
+    b = a; b.dtype = TETRA_DTYPE_FP32;
+    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "dtype");
+    b = a; b.dtype = TETRA_DTYPE_NVFP4;
+    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "dtype");
+    b = a; b.head_dim = 96;
+    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "head_dim");
+    b = a; b.batch = 0;
+    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "batch");
+    b = a; b.seqlen_q = 0;
+    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "seqlen_q");
+    b = a; b.heads_q = 3;
+    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "heads_kv");
+    b = a; b.q_strides[1] = 64; /* 2 heads x 64 need 128 */
+    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "q_strides[1]");
+    b = a; b.v_strides[2] = -64;
+    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "v_strides[2]");
+    b = a; b.scale = INFINITY;
+    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "scale");
+    b = a; b.path = 4;
+    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "path");
+    b = a; b.causal = 2;
+    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "causal");
+    b = a; b.k = host_buf;
+    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "args.k");
+    b = a; b.lse = (float *)host_buf;
+    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "args.lse");
+    b = a; b.v = (const char *)p.dv.ptr + 1;
+    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "args.v");
+    /* 16-byte alignment is the mma path's need: forced path 2 refuses, auto falls back. */
+    b = a; b.q = (const char *)p.dq.ptr + 2; b.seqlen_q = 15;
+    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_UNSUPPORTED, "args.q");
+    b.path = 0;
+    CHECK(tetra_attention_fwd(ctx, &b) == TETRA_OK);
+    b = a; b.path = 3;
+    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_UNSUPPORTED, "wgmma");
+    CHECK(tu_dev_check_guards(&dout, "bad-input O"));
+    tu_dev_free(&dout);
+    problem_free(&p);
+}
+
+int main(void) {
+    tetra_context *ctx = tu_gpu_or_skip("gpu_attention");
+    const int all_paths[3] = {2, 1, 0}, mma_only[1] = {2};
+    const int64_t ns[5] = {1, 17, 128, 200, 512};
+    uint64_t seed = 1000;
+    printf("gate: max|kernel - oracle| <= %.1f * max|round_dtype(roundP ref) - oracle| + %.0e\n",
+           GATE_FACTOR, GATE_SLACK);
+    /* The grid: dtype x D x causal x N, MHA, contiguous; path 2, the reference, auto. */
+    for (int dt = 0; dt < 2; dt++)
+        for (int d = 0; d < 2; d++)
+            for (int causal = 0; causal < 2; causal++)
+                for (int n = 0; n < 5; n++) {
+                    const attn_case c = {dt ? TETRA_DTYPE_FP16 : TETRA_DTYPE_BF16, d ? 128 : 64, causal,
+                                         2, ns[n], ns[n], 2, 2, 0, 2, 1};
+                    check_case(ctx, &c, seed++, n == 4 ? mma_only : all_paths, n == 4 ? 1 : 3);
+                }
+    {
+        /* Nq != Nk (bottom-right causal; Nq > Nk leaves rows with no key), GQA, MQA,
+         * strided layouts, no lse, unaligned strides (auto falls back to path 1). */
+        const attn_case extra[] = {
+            {TETRA_DTYPE_BF16, 128, 1, 2, 17, 200, 2, 2, 0, 2, 1},
+            {TETRA_DTYPE_BF16, 128, 1, 2, 200, 17, 2, 2, 0, 2, 1},
+            {TETRA_DTYPE_FP16, 64, 1, 1, 128, 512, 4, 2, 1, 2, 1},
+            {TETRA_DTYPE_FP16, 64, 1, 1, 100, 64, 4, 4, 0, 2, 1},
+            {TETRA_DTYPE_BF16, 64, 0, 2, 33, 300, 2, 1, 1, 2, 1},
+            {TETRA_DTYPE_BF16, 128, 1, 2, 200, 200, 8, 2, 0, 2, 1},
+            {TETRA_DTYPE_FP16, 128, 0, 2, 200, 200, 8, 2, 1, 2, 1},
+            {TETRA_DTYPE_BF16, 64, 1, 1, 130, 130, 8, 1, 1, 2, 1},
+            {TETRA_DTYPE_FP16, 128, 1, 2, 77, 77, 8, 1, 0, 2, 0},
+            {TETRA_DTYPE_BF16, 128, 1, 1, 65, 191, 4, 2, 1, 2, 1},
+        };
+        const int extra_paths[2] = {2, 1};
+        const attn_case unaligned = {TETRA_DTYPE_BF16, 64, 1, 2, 50, 70, 4, 2, 2, 0, 1};
+        const int auto_path[1] = {0};
+        for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++)
+            check_case(ctx, &extra[i], seed++, extra_paths, 2);
+        check_case(ctx, &unaligned, seed++, auto_path, 1);
+    }
+    check_defects(ctx);
+    check_large(ctx);
+    check_bad_inputs(ctx);
+    tetra_context_destroy(ctx);
+    return tu_finish("gpu_attention");
+}
