@@ -329,7 +329,7 @@ __global__ void __launch_bounds__(GEMV_THREADS) gemv_nvfp4_mma(const gemv_params
 template <int XK>
 __global__ void __launch_bounds__(256) gemv_splitk_reduce(const gemv_params p) {
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const int64_t l = blockIdx.y;
+    const int64_t l = blockIdx.z;
     if (i >= (int64_t)p.m * p.n) return;
     const int m = (int)(i / p.n);
     const int64_t n = i % p.n;
