@@ -1,0 +1,467 @@
+/* gpu_gemv.c - the decode path (tetra_gemm with opts.path = TETRA_PATH_GEMV) against the
+ * FP64 CPU oracle, with the PROTOCOL.md gate:
+ *   pass iff tetra_err_pass(&s, &floor, 2.0, slack(K)),  floor = oracle rounded to Y's dtype,
+ *   slack(K) = max(K * 2^-26, 1e-6).
+ * Why that slack: the kernels accumulate in FP32. The mma path rounds the accumulator once
+ * per 16-element K step; with truncation (tensor cores may truncate) each rounding is at
+ * most 2^-23 of the running sum, and in the worst (coherent) case these add up to
+ * (K/16) * 2^-23 = K * 2^-27 of the result; a factor 2 covers the split-K sums and the
+ * epilogue. The scalar path (one RN FMA per element, random signs) is far below that. For
+ * BF16/FP16 outputs the dtype floor (~1e-3 / ~3e-4 normwise) dominates; for FP32 outputs the
+ * slack does (6e-5 at K = 4096), still 1000x below what a wrong block scale or a dropped
+ * K block costs (>= 1e-2).
+ *
+ * Also: poisoned outputs and untouched padding, sentinel guards, bit-identical repeated
+ * runs, batch invariance (M = 16 once, then each row alone with M = 1, memcmp), M = 17
+ * refused with UNSUPPORTED, and one call through TETRA_PATH_AUTO.
+ * Seed: fixed (TEST_SEED, printed); every case derives its inputs from it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/float16.h"
+#include "ref/errstats.h"
+#include "testutil.h"
+
+#define TEST_SEED 20261130ull
+
+typedef struct {
+    const char *name;
+    long long M, N, K, L;
+    tetra_dtype xdt;       /* BF16, FP16 or NVFP4 */
+    tetra_scale_layout wl; /* W scale layout */
+    tetra_scale_layout xl; /* X scale layout (NVFP4 X) */
+    tetra_dtype ydt;
+    int bias;              /* 0: none, else 1 + bias dtype */
+    float alpha;
+    int gdev;              /* global scales through device pointers */
+    long long xpad;        /* extra elements per X row (dense X); odd multiples of 4 leave the fast path */
+    tetra_gemm_path path;
+} tcase;
+
+/* One prepared problem: host inputs, the oracle result, device buffers and descriptors. */
+typedef struct {
+    tcase c;
+    long long xld, xbs, yld, ybs;
+    size_t wbytes, wsbytes, xbytes, xsbytes, ybytes, esz;
+    uint8_t *wq, *ws, *xq, *xs;
+    void *xh;       /* dense X bits (BF16/FP16) */
+    float *bias_f;  /* bias values, exactly representable in the bias dtype */
+    float wg, xg;
+    double *ref;    /* L*M*N packed */
+    tu_devbuf dw, dws, dx, dxs, dy, db, dg;
+    tetra_matrix gx, gw, gy;
+} prob;
+
+static size_t dtype_bytes(tetra_dtype dt) {
+    return dt == TETRA_DTYPE_FP32 ? 4 : 2;
+}
+
+static double slack_for(long long K) {
+    double s = (double)K * 0x1p-26;
+    return s > 1e-6 ? s : 1e-6;
+}
+
+static uint16_t to_half_bits(float f, tetra_dtype dt) {
+    return dt == TETRA_DTYPE_BF16 ? tetra_f32_to_bf16(f) : tetra_f32_to_f16(f);
+}
+static float from_half_bits(uint16_t h, tetra_dtype dt) {
+    return dt == TETRA_DTYPE_BF16 ? tetra_bf16_to_f32(h) : tetra_f16_to_f32(h);
+}
+
+static void prob_free(prob *p) {
+    free(p->wq); free(p->ws); free(p->xq); free(p->xs); free(p->xh); free(p->bias_f); free(p->ref);
+    tu_dev_free(&p->dw); tu_dev_free(&p->dws); tu_dev_free(&p->dy); tu_dev_free(&p->dg);
+    if (p->dx.base) tu_dev_free(&p->dx);
+    if (p->dxs.base) tu_dev_free(&p->dxs);
+    if (p->db.base) tu_dev_free(&p->db);
+}
+
+/* Build inputs from `seed`, run the oracle, upload. Returns 0 on a setup failure. */
+static int prob_make(prob *p, const tcase *c, uint64_t seed) {
+    tetra_rng rng;
+    long long M = c->M, N = c->N, K = c->K, L = c->L;
+    float *wf, *xf;
+    tetra_matrix hw, hx, hy, src;
+    uint8_t *yh;
+    memset(p, 0, sizeof *p);
+    p->c = *c;
+    rng.s = seed;
+
+    /* W: normal with rare 20x outliers, quantized batched (FROM_AMAX) */
+    wf = malloc((size_t)(L * N * K) * sizeof *wf);
+    for (long long i = 0; i < L * N * K; i++)
+        wf[i] = (float)(0.02 * tetra_rng_normal(&rng) * (tetra_rng_uniform(&rng) < 0.001 ? 20 : 1));
+    p->wbytes = (size_t)L * tetra_nvfp4_data_bytes(N, K);
+    p->wsbytes = (size_t)L * tetra_nvfp4_scale_bytes(N, K, c->wl);
+    p->wq = malloc(p->wbytes);
+    p->ws = malloc(p->wsbytes);
+    src = tetra_matrix_dense(TETRA_DTYPE_FP32, wf, N, K);
+    src.batch = L;
+    hw = tetra_matrix_nvfp4(p->wq, p->ws, c->wl, N, K, 0.0f);
+    hw.batch = L;
+    if (tetra_quantize_host(&src, &hw, TETRA_GLOBAL_SCALE_FROM_AMAX) != TETRA_OK) {
+        fprintf(stderr, "%s: quantize W: %s\n", c->name, tetra_last_error());
+        free(wf);
+        return 0;
+    }
+    free(wf);
+    p->wg = hw.global_scale;
+
+    /* X: standard normal; dense X rows padded by xpad (padding is NaN), batches by 24 */
+    xf = malloc((size_t)(L * M * K) * sizeof *xf);
+    tu_fill_normal(&rng, xf, L * M * K, 1.0f);
+    if (c->xdt == TETRA_DTYPE_NVFP4) {
+        p->xbytes = (size_t)L * tetra_nvfp4_data_bytes(M, K);
+        p->xsbytes = (size_t)L * tetra_nvfp4_scale_bytes(M, K, c->xl);
+        p->xq = malloc(p->xbytes);
+        p->xs = malloc(p->xsbytes);
+        src = tetra_matrix_dense(TETRA_DTYPE_FP32, xf, M, K);
+        src.batch = L;
+        hx = tetra_matrix_nvfp4(p->xq, p->xs, c->xl, M, K, 0.0f);
+        hx.batch = L;
+        if (tetra_quantize_host(&src, &hx, TETRA_GLOBAL_SCALE_FROM_AMAX) != TETRA_OK) {
+            fprintf(stderr, "%s: quantize X: %s\n", c->name, tetra_last_error());
+            free(xf);
+            return 0;
+        }
+        p->xg = hx.global_scale;
+    } else {
+        uint16_t *xb, nan_bits = c->xdt == TETRA_DTYPE_BF16 ? 0x7FC0 : 0x7E00;
+        p->xld = K + c->xpad;
+        p->xbs = M * p->xld + (L > 1 ? 24 : 0);
+        p->xbytes = (size_t)(L * p->xbs) * 2;
+        xb = malloc(p->xbytes);
+        for (long long i = 0; i < L * p->xbs; i++) xb[i] = nan_bits;
+        for (long long l = 0; l < L; l++)
+            for (long long m = 0; m < M; m++)
+                for (long long k = 0; k < K; k++)
+                    xb[l * p->xbs + m * p->xld + k] = to_half_bits(xf[(l * M + m) * K + k], c->xdt);
+        p->xh = xb;
+        hx = tetra_matrix_dense(c->xdt, xb, M, K);
+        hx.ld = p->xld;
+        hx.batch = L;
+        hx.batch_stride = p->xbs;
+    }
+    free(xf);
+
+    if (c->bias) {
+        tetra_dtype bdt = (tetra_dtype)(c->bias - 1);
+        p->bias_f = malloc((size_t)N * sizeof(float));
+        for (long long n = 0; n < N; n++) {
+            float v = (float)(0.1 * tetra_rng_normal(&rng));
+            p->bias_f[n] = bdt == TETRA_DTYPE_FP32 ? v : from_half_bits(to_half_bits(v, bdt), bdt);
+        }
+    }
+
+    /* the oracle, packed FP64 */
+    p->esz = dtype_bytes(c->ydt);
+    p->ref = malloc((size_t)(L * M * N) * sizeof(double));
+    yh = malloc((size_t)(L * M * N) * p->esz);
+    hy = tetra_matrix_dense(c->ydt, yh, M, N);
+    hy.batch = L;
+    if (tetra_gemm_host(&hx, &hw, &hy, c->alpha, p->bias_f, p->ref, 0) != TETRA_OK) {
+        fprintf(stderr, "%s: oracle: %s\n", c->name, tetra_last_error());
+        free(yh);
+        return 0;
+    }
+    free(yh);
+
+    /* device copies */
+    p->dw = tu_dev_alloc(p->wbytes, 0);
+    tu_dev_upload(&p->dw, p->wq, p->wbytes);
+    p->dws = tu_dev_alloc(p->wsbytes, 0);
+    tu_dev_upload(&p->dws, p->ws, p->wsbytes);
+    p->dx = tu_dev_alloc(p->xbytes, 0);
+    tu_dev_upload(&p->dx, c->xdt == TETRA_DTYPE_NVFP4 ? (void *)p->xq : p->xh, p->xbytes);
+    if (c->xdt == TETRA_DTYPE_NVFP4) {
+        p->dxs = tu_dev_alloc(p->xsbytes, 0);
+        tu_dev_upload(&p->dxs, p->xs, p->xsbytes);
+    }
+    p->dg = tu_dev_alloc(2 * sizeof(float), 0);
+    {
+        float g[2] = {p->xg, p->wg};
+        tu_dev_upload(&p->dg, g, sizeof g);
+    }
+    if (c->bias) {
+        tetra_dtype bdt = (tetra_dtype)(c->bias - 1);
+        size_t bsz = dtype_bytes(bdt);
+        void *hb = malloc((size_t)N * bsz);
+        for (long long n = 0; n < N; n++) {
+            if (bdt == TETRA_DTYPE_FP32) ((float *)hb)[n] = p->bias_f[n];
+            else ((uint16_t *)hb)[n] = to_half_bits(p->bias_f[n], bdt);
+        }
+        p->db = tu_dev_alloc((size_t)N * bsz, 0);
+        tu_dev_upload(&p->db, hb, (size_t)N * bsz);
+        free(hb);
+    }
+    /* Y: rows padded by 3 elements, batches by 40; all of it poisoned with 0xFF (NaN) */
+    p->yld = N + 3;
+    p->ybs = M * p->yld + 40;
+    p->ybytes = (size_t)(L * p->ybs) * p->esz;
+    p->dy = tu_dev_alloc(p->ybytes, 0xFF);
+
+    if (c->xdt == TETRA_DTYPE_NVFP4) {
+        p->gx = tetra_matrix_nvfp4(p->dx.ptr, p->dxs.ptr, c->xl, M, K, p->xg);
+    } else {
+        p->gx = tetra_matrix_dense(c->xdt, p->dx.ptr, M, K);
+        p->gx.ld = p->xld;
+        p->gx.batch_stride = p->xbs;
+    }
+    p->gx.batch = L;
+    p->gw = tetra_matrix_nvfp4(p->dw.ptr, p->dws.ptr, c->wl, N, K, p->wg);
+    p->gw.batch = L;
+    if (c->gdev) {
+        if (c->xdt == TETRA_DTYPE_NVFP4) p->gx.global_scale_dev = (float *)p->dg.ptr;
+        p->gw.global_scale_dev = (float *)p->dg.ptr + 1;
+        p->gx.global_scale = p->gw.global_scale = 0.0f; /* must not be used */
+    }
+    p->gy = tetra_matrix_dense(c->ydt, p->dy.ptr, M, N);
+    p->gy.ld = p->yld;
+    p->gy.batch = L;
+    p->gy.batch_stride = p->ybs;
+    return 1;
+}
+
+static tetra_status prob_run(tetra_context *ctx, prob *p, const tetra_matrix *x, tetra_matrix *y) {
+    tetra_gemm_options o = tetra_gemm_options_default();
+    o.alpha = p->c.alpha;
+    o.path = p->c.path;
+    if (p->c.bias) {
+        o.bias = p->db.ptr;
+        o.bias_dtype = (tetra_dtype)(p->c.bias - 1);
+    }
+    return tetra_gemm(ctx, x, &p->gw, y, &o);
+}
+
+/* Run the case, gate it, check padding and guards; *out receives the whole Y buffer. */
+static int prob_check(tetra_context *ctx, prob *p, uint8_t **out) {
+    const tcase *c = &p->c;
+    long long M = c->M, N = c->N, L = c->L;
+    tetra_status st = prob_run(ctx, p, &p->gx, &p->gy);
+    uint8_t *y, *packed;
+    tetra_err_stats s, fl;
+    int pad_ok = 1, ok;
+    CHECK_MSG(st == TETRA_OK, "%s: tetra_gemm: %s: %s", c->name, tetra_status_string(st),
+              tetra_last_error());
+    if (st != TETRA_OK) return 0;
+    y = malloc(p->ybytes);
+    packed = malloc((size_t)(L * M * N) * p->esz);
+    tu_dev_download(&p->dy, y, p->ybytes);
+    for (long long l = 0; l < L; l++)
+        for (long long m = 0; m < M; m++)
+            memcpy(packed + ((l * M + m) * N) * p->esz, y + (l * p->ybs + m * p->yld) * p->esz,
+                   (size_t)N * p->esz);
+    /* everything outside the L x M x N elements must still hold the poison */
+    for (long long i = 0; i < L * p->ybs && pad_ok; i++) {
+        long long l = i / p->ybs, r = i % p->ybs, m = r / p->yld, n = r % p->yld;
+        int inside = l < L && m < M && n < N;
+        if (!inside)
+            for (size_t b = 0; b < p->esz; b++) pad_ok &= y[(size_t)i * p->esz + b] == 0xFF;
+    }
+    CHECK_MSG(pad_ok, "%s: wrote outside the output elements (row/batch padding)", c->name);
+    tu_dev_check_guards(&p->dy, c->name);
+    fl = tetra_err_dtype_floor(p->ref, c->ydt, L * M * N);
+    s = tetra_err_compare(p->ref, packed, c->ydt, L * M * N, 0);
+    ok = tetra_err_pass(&s, &fl, 2.0, slack_for(c->K));
+    printf("  %-30s M=%-2lld N=%-5lld K=%-5lld L=%lld  normwise %.2e (floor %.2e) max_rel %.2e "
+           "(floor %.2e) p99 %.2e  %s\n",
+           c->name, M, N, c->K, L, s.normwise, fl.normwise, s.max_rel, fl.max_rel, s.rel_p99,
+           ok ? "pass" : "FAIL");
+    CHECK_MSG(ok, "%s: outside the gate (slack %.2e)", c->name, slack_for(c->K));
+    free(packed);
+    if (out) *out = y;
+    else free(y);
+    return ok;
+}
+
+static void run_case(tetra_context *ctx, const tcase *c, uint64_t seed) {
+    prob p;
+    if (!prob_make(&p, c, seed)) {
+        tu_failures++;
+        return;
+    }
+    prob_check(ctx, &p, NULL);
+    prob_free(&p);
+}
+
+/* Repeated runs are bit-identical (re-poisoning Y in between). */
+static void check_repeat(tetra_context *ctx, const tcase *c, uint64_t seed) {
+    prob p;
+    uint8_t *first = NULL, *second;
+    if (!prob_make(&p, c, seed)) {
+        tu_failures++;
+        return;
+    }
+    if (prob_check(ctx, &p, &first)) {
+        second = malloc(p.ybytes);
+        for (int rep = 0; rep < 3; rep++) {
+            tetra_status st;
+            tu_dev_free(&p.dy);
+            p.dy = tu_dev_alloc(p.ybytes, 0xFF);
+            p.gy.data = p.dy.ptr;
+            st = prob_run(ctx, &p, &p.gx, &p.gy);
+            CHECK(st == TETRA_OK);
+            tu_dev_download(&p.dy, second, p.ybytes);
+            CHECK_MSG(memcmp(first, second, p.ybytes) == 0, "%s: run %d differs from run 0",
+                      c->name, rep + 1);
+        }
+        printf("  %-30s repeated runs bit-identical: %s\n", c->name,
+               memcmp(first, second, p.ybytes) == 0 ? "yes" : "NO");
+        free(second);
+    }
+    free(first);
+    prob_free(&p);
+}
+
+/* Batch invariance: Y row m of the M-row product equals, bit for bit, the product of row m
+ * alone (M = 1, X pointer moved to row m). NVFP4 X needs linear scales for the row view. */
+static void check_invariance(tetra_context *ctx, const tcase *c, uint64_t seed) {
+    prob p;
+    uint8_t *full = NULL, *row;
+    tu_devbuf d1;
+    int bad = 0;
+    if (!prob_make(&p, c, seed)) {
+        tu_failures++;
+        return;
+    }
+    if (!prob_check(ctx, &p, &full)) {
+        free(full);
+        prob_free(&p);
+        return;
+    }
+    row = malloc((size_t)c->N * p.esz);
+    d1 = tu_dev_alloc((size_t)c->N * p.esz, 0xFF);
+    for (long long m = 0; m < c->M; m++) {
+        tetra_matrix x1 = p.gx, y1 = tetra_matrix_dense(c->ydt, d1.ptr, 1, c->N);
+        tetra_status st;
+        x1.rows = 1;
+        x1.batch = 1;
+        x1.batch_stride = 0;
+        if (c->xdt == TETRA_DTYPE_NVFP4) {
+            x1.data = (uint8_t *)p.dx.ptr + m * (c->K / 2);
+            x1.scales = (uint8_t *)p.dxs.ptr + m * (c->K / 16);
+        } else {
+            x1.data = (uint8_t *)p.dx.ptr + m * p.xld * 2;
+        }
+        st = prob_run(ctx, &p, &x1, &y1);
+        CHECK_MSG(st == TETRA_OK, "%s: M=1 row %lld: %s", c->name, m, tetra_last_error());
+        tu_dev_download(&d1, row, (size_t)c->N * p.esz);
+        if (memcmp(row, full + m * p.yld * p.esz, (size_t)c->N * p.esz) != 0) bad++;
+    }
+    tu_dev_check_guards(&d1, "M=1 output");
+    CHECK_MSG(bad == 0, "%s: %d of %lld rows differ between M=%lld and M=1", c->name, bad, c->M,
+              c->M);
+    printf("  %-30s batch invariance M=%lld vs M=1: %s\n", c->name, c->M, bad ? "DIFFERS" : "bit-identical");
+    tu_dev_free(&d1);
+    free(row);
+    free(full);
+    prob_free(&p);
+}
+
+int main(void) {
+    tetra_context *ctx = tu_gpu_or_skip("gpu_gemv");
+    const tetra_dtype xdts[3] = {TETRA_DTYPE_BF16, TETRA_DTYPE_FP16, TETRA_DTYPE_NVFP4};
+    const tetra_dtype ydts[3] = {TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, TETRA_DTYPE_FP16};
+    const tetra_gemm_path G = TETRA_PATH_GEMV;
+    const tetra_scale_layout LIN = TETRA_SCALE_LINEAR, SWZ = TETRA_SCALE_SWIZZLED_128X4;
+    const tetra_dtype BF = TETRA_DTYPE_BF16, H = TETRA_DTYPE_FP16, F4 = TETRA_DTYPE_NVFP4,
+                      F32 = TETRA_DTYPE_FP32;
+    uint64_t seed = TEST_SEED;
+    printf("gpu_gemv: seed %llu\n", (unsigned long long)TEST_SEED);
+
+    /* every M in 1..16 on (256, 4096) and (4096, 4096), rotating X dtype, layouts, Y dtype */
+    for (long long M = 1; M <= 16; M++) {
+        for (int s = 0; s < 2; s++) {
+            tcase c = {"sweep", M, s ? 4096 : 256, 4096, 1, xdts[(M + s) % 3],
+                       (M % 2) ? SWZ : LIN, ((M / 2) % 2) ? SWZ : LIN, ydts[(M / 3 + s) % 3],
+                       0, 1.0f, 0, 0, G};
+            char name[64];
+            snprintf(name, sizeof name, "sweep %s W%s->%s",
+                     c.xdt == BF ? "bf16" : c.xdt == H ? "fp16" : "fp4",
+                     c.wl == SWZ ? "swz" : "lin",
+                     c.ydt == BF ? "bf16" : c.ydt == H ? "fp16" : "fp32");
+            c.name = name;
+            run_case(ctx, &c, seed++);
+        }
+    }
+
+    /* every operand/output/layout combination once at (N, K) = (384, 2048), M = 11 */
+    for (int xi = 0; xi < 3; xi++)
+        for (int yi = 0; yi < 3; yi++)
+            for (int wl = 0; wl < 2; wl++) {
+                tcase c = {"combo", 11, 384, 2048, 1, xdts[xi], wl ? SWZ : LIN, wl ? LIN : SWZ,
+                           ydts[yi], 0, 1.0f, 0, 0, G};
+                run_case(ctx, &c, seed++);
+            }
+
+    {
+        const tcase cases[] = {
+            /* odd shapes: K = 16, 48, 4112 and N = 1, 7, 129 (scalar path where K % 128) */
+            {"odd K=16", 5, 129, 16, 1, BF, LIN, LIN, F32, 0, 1.0f, 0, 0, G},
+            {"odd K=48 fp4 swz", 16, 7, 48, 1, F4, SWZ, SWZ, BF, 0, 1.0f, 0, 0, G},
+            {"odd K=4112", 3, 129, 4112, 1, H, SWZ, LIN, H, 0, 1.0f, 0, 0, G},
+            {"odd K=4112 fp4", 16, 256, 4112, 1, F4, LIN, SWZ, F32, 0, 1.0f, 0, 0, G},
+            {"odd N=1", 1, 1, 4096, 1, BF, LIN, LIN, BF, 0, 1.0f, 0, 0, G},
+            {"odd N=1 M=16", 16, 1, 4096, 1, F4, SWZ, LIN, F32, 0, 1.0f, 0, 0, G},
+            {"odd N=7", 9, 7, 4096, 1, H, SWZ, LIN, F32, 0, 1.0f, 0, 0, G},
+            {"odd N=129", 16, 129, 1024, 1, BF, SWZ, LIN, F32, 0, 1.0f, 0, 0, G},
+            {"odd N=129 fp4", 4, 129, 1024, 1, F4, LIN, SWZ, H, 0, 1.0f, 0, 0, G},
+            /* X rows not 16-byte aligned: scalar path at a large K */
+            {"x ld=K+4 (scalar path)", 7, 300, 4096, 1, BF, LIN, LIN, F32, 0, 1.0f, 0, 4, G},
+            {"x ld=K+8 (fast path)", 13, 300, 4096, 1, H, SWZ, LIN, BF, 0, 1.0f, 0, 8, G},
+            /* L = 3 with padded batch strides, fast and scalar paths */
+            {"L=3 bf16", 6, 1000, 2048, 3, BF, SWZ, LIN, BF, 0, 1.0f, 0, 8, G},
+            {"L=3 fp4 swz", 12, 640, 1024, 3, F4, SWZ, SWZ, F32, 0, 1.0f, 0, 0, G},
+            {"L=3 fp16 K=80", 16, 33, 80, 3, H, LIN, LIN, H, 0, 1.0f, 0, 0, G},
+            /* bias (each dtype), alpha != 1, device global scales */
+            {"bias fp32 alpha", 8, 512, 4096, 1, BF, LIN, LIN, F32, 1 + TETRA_DTYPE_FP32, 0.75f, 0, 0, G},
+            {"bias bf16 gdev", 16, 512, 4096, 1, F4, SWZ, LIN, BF, 1 + TETRA_DTYPE_BF16, 1.0f, 1, 0, G},
+            {"bias fp16 alpha gdev", 3, 512, 2048, 1, H, SWZ, LIN, H, 1 + TETRA_DTYPE_FP16, -2.5f, 1, 0, G},
+            {"gdev fp4 L=2", 10, 256, 1024, 2, F4, LIN, SWZ, F32, 0, 0.5f, 1, 0, G},
+            {"gdev scalar path", 5, 100, 272, 1, F4, SWZ, SWZ, F32, 1 + TETRA_DTYPE_FP32, 1.5f, 1, 0, G},
+            /* the dispatcher sends M <= 16 here */
+            {"AUTO path", 4, 1024, 4096, 1, BF, SWZ, LIN, BF, 0, 1.0f, 0, 0, TETRA_PATH_AUTO},
+            /* benchmark shapes at M = 1 (the W4A16 decode case) */
+            {"decode 14336x4096", 1, 14336, 4096, 1, BF, SWZ, LIN, BF, 0, 1.0f, 0, 0, G},
+            {"decode 4096x14336", 8, 4096, 14336, 1, BF, LIN, LIN, F32, 0, 1.0f, 0, 0, G},
+            {"decode 7168x16384 fp4", 1, 7168, 16384, 1, F4, SWZ, SWZ, BF, 0, 1.0f, 0, 0, G},
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(ctx, &cases[i], seed++);
+    }
+
+    /* determinism */
+    {
+        const tcase r1 = {"repeat bf16 split-K", 16, 4096, 4096, 1, BF, SWZ, LIN, F32, 0, 1.0f, 0, 0, G};
+        const tcase r2 = {"repeat fp4 L=2", 9, 2048, 6144, 2, F4, LIN, SWZ, BF, 0, 1.0f, 1, 0, G};
+        const tcase r3 = {"repeat scalar", 16, 129, 4112, 1, H, LIN, LIN, F32, 0, 1.0f, 0, 0, G};
+        check_repeat(ctx, &r1, seed++);
+        check_repeat(ctx, &r2, seed++);
+        check_repeat(ctx, &r3, seed++);
+    }
+
+    /* batch invariance */
+    {
+        const tcase inv[] = {
+            {"inv bf16 4096", 16, 4096, 4096, 1, BF, SWZ, LIN, BF, 0, 1.0f, 0, 0, G},
+            {"inv fp16 256", 16, 256, 4096, 1, H, LIN, LIN, F32, 1 + TETRA_DTYPE_FP32, 0.5f, 0, 0, G},
+            {"inv fp4 4096", 16, 4096, 4096, 1, F4, SWZ, LIN, F32, 0, 1.0f, 1, 0, G},
+            {"inv bf16 M=11", 11, 4096, 4096, 1, BF, LIN, LIN, F32, 0, 1.0f, 0, 0, G},
+            {"inv scalar K=4112", 16, 129, 4112, 1, BF, LIN, LIN, F32, 0, 1.0f, 0, 0, G},
+        };
+        for (size_t i = 0; i < sizeof inv / sizeof inv[0]; i++) check_invariance(ctx, &inv[i], seed++);
+    }
+
+    /* M = 17 is not the GEMV path's */
+    {
+        prob p;
+        const tcase c17 = {"M=17", 17, 128, 256, 1, BF, LIN, LIN, F32, 0, 1.0f, 0, 0, G};
+        if (prob_make(&p, &c17, seed++)) {
+            CHECK_ERR(prob_run(ctx, &p, &p.gx, &p.gy), TETRA_ERR_UNSUPPORTED, "M = 17");
+            prob_free(&p);
+        }
+    }
+    tetra_context_destroy(ctx);
+    return tu_finish("gpu_gemv");
+}
