@@ -473,6 +473,10 @@ int main(void) {
             }
         }
         if (ran == 0) continue;
+        if (tu_quick()) {
+            printf("  large cases skipped (TETRA_TEST_QUICK)\n");
+            continue;
+        }
         large_case(ctx, paths[p], 2048, 4096, 4096, TETRA_DTYPE_BF16);
         large_case(ctx, paths[p], 2048, 4096, 4096, TETRA_DTYPE_NVFP4);
         large_case(ctx, paths[p], 1000, 4096, 4112, TETRA_DTYPE_FP16);

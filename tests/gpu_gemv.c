@@ -428,7 +428,13 @@ int main(void) {
             {"decode 4096x14336", 8, 4096, 14336, 1, BF, LIN, LIN, F32, 0, 1.0f, 0, 0, G},
             {"decode 7168x16384 fp4", 1, 7168, 16384, 1, F4, SWZ, SWZ, BF, 0, 1.0f, 0, 0, G},
         };
-        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(ctx, &cases[i], seed++);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            if (tu_quick() && !strncmp(cases[i].name, "decode", 6)) {
+                printf("  %s: skipped (TETRA_TEST_QUICK)\n", cases[i].name);
+                continue;
+            }
+            run_case(ctx, &cases[i], seed++);
+        }
     }
 
     /* determinism */

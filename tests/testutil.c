@@ -93,6 +93,11 @@ void tu_dev_free(tu_devbuf *b) {
     b->ptr = NULL;
 }
 
+int tu_quick(void) {
+    const char *v = getenv("TETRA_TEST_QUICK");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
 void tu_fill_normal(tetra_rng *r, float *x, long long n, float scale) {
     for (long long i = 0; i < n; i++) x[i] = (float)tetra_rng_normal(r) * scale;
 }

@@ -54,6 +54,10 @@ void tu_dev_download(const tu_devbuf *b, void *host, size_t bytes);
 int tu_dev_check_guards(const tu_devbuf *b, const char *what);
 void tu_dev_free(tu_devbuf *b);
 
+/* True when TETRA_TEST_QUICK is set (scripts/device-check.sh sets it under
+ * compute-sanitizer): tests then skip their largest cases, saying so. */
+int tu_quick(void);
+
 /* Fill n floats with seeded normal values times `scale`. */
 void tu_fill_normal(tetra_rng *r, float *x, long long n, float scale);
 
