@@ -575,9 +575,68 @@ static void bad_argument_tests(void) {
     free(host_scales);
 }
 
+/* ------------------------------------------------------------------ rough timing */
+
+/* `gpu_format --bench`: CUDA-event timing of the format kernels at 8192x8192 (median of
+ * 20, after warm-up; the 128-512 MiB inputs are far beyond L2). A first look, not the
+ * PROTOCOL.md instrument. GB/s counts bytes read + written once. */
+static double median_ms(float *t, int n) {
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+            float x = t[j]; t[j] = t[j - 1]; t[j - 1] = x;
+        }
+    return (double)t[n / 2];
+}
+
+static void bench_format(void) {
+    const int64_t rows = 8192, cols = 8192;
+    static const tetra_dtype dts[] = {TETRA_DTYPE_BF16, TETRA_DTYPE_FP32};
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    for (int di = 0; di < 2; di++) {
+        tetra_dtype dt = dts[di];
+        size_t dense = (size_t)(rows * cols) * esz(dt), q = (size_t)(rows * cols / 2);
+        size_t sc = (size_t)(rows * cols / 16);
+        tu_devbuf dd = tu_dev_alloc(dense, 0), dq = tu_dev_alloc(q, 0), ds = tu_dev_alloc(sc, 0);
+        tu_devbuf dg = tu_dev_alloc(4, 0);
+        tetra_matrix dm = tetra_matrix_dense(dt, dd.ptr, rows, cols);
+        tetra_matrix qm = tetra_matrix_nvfp4(dq.ptr, ds.ptr, TETRA_SCALE_SWIZZLED_128X4, rows, cols, 0.001f);
+        void *h = xmalloc(dense);
+        for (int64_t i = 0; i < rows * cols; i++) put_dense(h, dt, i, (float)tetra_rng_normal(&rng));
+        tu_dev_upload(&dd, h, dense);
+        free(h);
+        for (int op = 0; op < 3; op++) {
+            float t[20];
+            double bytes = op == 1 ? (double)(2 * dense + q + sc) : (double)(dense + q + sc);
+            const char *name = op == 0 ? "quantize SUPPLIED" : op == 1 ? "quantize FROM_AMAX" : "dequantize";
+            tetra_status st = TETRA_OK;
+            qm.global_scale_dev = op >= 1 ? (float *)dg.ptr : NULL;
+            for (int it = -3; it < 20; it++) {
+                cudaEventRecord(e0, NULL);
+                if (op == 2) st = tetra_dequantize(ctx, &qm, &dm);
+                else st = tetra_quantize(ctx, &dm, &qm, op == 1 ? TETRA_GLOBAL_SCALE_FROM_AMAX
+                                                                  : TETRA_GLOBAL_SCALE_SUPPLIED);
+                cudaEventRecord(e1, NULL);
+                cudaEventSynchronize(e1);
+                if (it >= 0) cudaEventElapsedTime(&t[it], e0, e1);
+            }
+            CHECK_MSG(st == TETRA_OK, "bench %s: %s", name, tetra_last_error());
+            {
+                double ms = median_ms(t, 20);
+                printf("bench %-19s %s %lldx%lld swizzled: %8.1f us  %7.1f GB/s (read+write)\n", name,
+                       dtname(dt), (long long)rows, (long long)cols, ms * 1e3, bytes / (ms * 1e6));
+            }
+        }
+        tu_dev_free(&dd); tu_dev_free(&dq); tu_dev_free(&ds); tu_dev_free(&dg);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+}
+
 /* ------------------------------------------------------------------ main */
 
-int main(void) {
+int main(int argc, char **argv) {
     static const int64_t rows_set[] = {1, 7, 129, 300};
     static const int64_t cols_set[] = {16, 48, 80, 4112};
     static const tetra_dtype dts[] = {TETRA_DTYPE_FP32, TETRA_DTYPE_FP16, TETRA_DTYPE_BF16};
@@ -585,6 +644,11 @@ int main(void) {
     int n = 0;
     ctx = tu_gpu_or_skip("gpu_format");
     printf("gpu_format: seed %llu\n", (unsigned long long)rng.s);
+    if (argc > 1 && strcmp(argv[1], "--bench") == 0) {
+        bench_format();
+        tetra_context_destroy(ctx);
+        return tu_finish("gpu_format --bench");
+    }
 
     bad_argument_tests();
 
