@@ -1,19 +1,529 @@
-/* quantize.cu - not written yet: every launcher here reports TETRA_ERR_UNSUPPORTED. */
+/*
+ * quantize.cu - the NVFP4 format core on the GPU: quantize (FP32/FP16/BF16 -> NVFP4),
+ * dequantize (NVFP4 -> FP32/FP16/BF16) and block-scale layout conversion.
+ *
+ * Bits: every encode/decode/index decision comes from nvfp4_codec.h, evaluated in the
+ * same order of float operations as the host core (src/format/nvfp4.c), so results are
+ * bit-identical to tetra_quantize_host / tetra_dequantize_host /
+ * tetra_convert_scales_host. tests/gpu_format.c checks that.
+ *
+ * Work split (all kernels): grid x covers positions inside a row, grid y covers rows
+ * (a grid-stride loop past 65535 blocks), grid z is the batch. No integer division in
+ * the hot loops. A thread owns one 16-byte chunk of the dense side (4 FP32 or 8
+ * FP16/BF16 values) and, unrolled, a second chunk one block-width further; the 2 or 4
+ * lanes that share a 16-element NVFP4 block combine their block amax with shuffles.
+ * When rows, batches and base pointers are aligned the chunk is one 16-byte load or
+ * store (VEC); otherwise the same kernel reads/writes element by element.
+ *
+ * Non-finite input (a contract, since an asynchronous kernel cannot return an error):
+ *   - a 16-element block holding NaN or +-Inf gets scale code 0x7F (NaN in E4M3) and
+ *     zero element codes, so dequantizing it yields NaN: loud, never silent;
+ *   - FROM_AMAX: a non-finite amax makes the global scale NaN (written to the device);
+ *   - a global scale that is not finite and > 0 (NaN from above, or a bad value behind
+ *     global_scale_dev) gives every block scale code 0x7F and zero codes.
+ * The host quantizer instead refuses such input with TETRA_ERR_NON_FINITE.
+ */
+#include <limits.h>
+#include <stdint.h>
+
 #include "common.cuh"
 #include "launch.h"
 
+namespace {
+
+constexpr unsigned kFullMask = 0xffffffffu;
+constexpr int kThreads = 256; /* threads per block for the element-wise kernels */
+constexpr int kUnroll = 2;    /* 16-byte chunks per thread */
+constexpr uint8_t kScaleNaN = 0x7F;
+
+template <typename T> struct dense_traits;
+template <> struct dense_traits<float> { static constexpr int V = 4; };
+template <> struct dense_traits<__half> { static constexpr int V = 8; };
+template <> struct dense_traits<__nv_bfloat16> { static constexpr int V = 8; };
+
+__device__ __forceinline__ float to_float(float x) { return x; }
+__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+template <typename T> __device__ __forceinline__ T from_float(float v);
+template <> __device__ __forceinline__ float from_float<float>(float v) { return v; }
+template <> __device__ __forceinline__ __half from_float<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
+    return __float2bfloat16_rn(v);
+}
+
+/* The global scale a kernel uses: the device value when given, else the host one. */
+__device__ __forceinline__ float read_global_scale(const float *dev, float host) {
+    return dev ? *dev : host;
+}
+
+__device__ __forceinline__ bool valid_global_scale(float g) {
+    return g > 0.0f && g <= 3.402823466e38f; /* finite and positive; false for NaN */
+}
+
+/* Dense side of a problem: element pointer math in elements. */
+struct dense_view {
+    const void *data;
+    int64_t ld, batch_stride;
+};
+
+/* NVFP4 side: packed values (byte pitch = ld/2) and block scales. */
+struct nvfp4_view {
+    uint8_t *data;
+    int64_t ld, batch_stride; /* 4-bit elements */
+    uint8_t *scales;
+    int64_t scale_ld, scale_batch_stride;
+    int layout;
+};
+
+struct shape {
+    int64_t rows, cols, nkb; /* nkb = cols / 16 */
+};
+
+/* Load V consecutive dense values as floats. */
+template <typename T, bool VEC>
+__device__ __forceinline__ void load_chunk(const T *p, float (&x)[dense_traits<T>::V]) {
+    constexpr int V = dense_traits<T>::V;
+    if (VEC) {
+        uint4 u = __ldg(reinterpret_cast<const uint4 *>(p));
+        const T *e = reinterpret_cast<const T *>(&u);
+#pragma unroll
+        for (int i = 0; i < V; i++) x[i] = to_float(e[i]);
+    } else {
+#pragma unroll
+        for (int i = 0; i < V; i++) x[i] = to_float(p[i]);
+    }
+}
+
+/* Store V consecutive dense values, rounding each once (RNE). */
+template <typename T, bool VEC>
+__device__ __forceinline__ void store_chunk(T *p, const float (&x)[dense_traits<T>::V]) {
+    constexpr int V = dense_traits<T>::V;
+    if (VEC) {
+        uint4 u;
+        T *e = reinterpret_cast<T *>(&u);
+#pragma unroll
+        for (int i = 0; i < V; i++) e[i] = from_float<T>(x[i]);
+        *reinterpret_cast<uint4 *>(p) = u;
+    } else {
+#pragma unroll
+        for (int i = 0; i < V; i++) p[i] = from_float<T>(x[i]);
+    }
+}
+
+/* Store / load NBYTES bytes of packed codes (nibble i at bits 4i, little endian). */
+template <int NBYTES, bool VEC>
+__device__ __forceinline__ void store_codes(uint8_t *p, uint32_t codes) {
+    if (VEC && NBYTES == 4) {
+        *reinterpret_cast<uint32_t *>(p) = codes;
+    } else if (VEC && NBYTES == 2) {
+        *reinterpret_cast<uint16_t *>(p) = (uint16_t)codes;
+    } else {
+#pragma unroll
+        for (int j = 0; j < NBYTES; j++) p[j] = (uint8_t)(codes >> (8 * j));
+    }
+}
+
+template <int NBYTES, bool VEC>
+__device__ __forceinline__ uint32_t load_codes(const uint8_t *p) {
+    if (VEC && NBYTES == 4) return __ldg(reinterpret_cast<const uint32_t *>(p));
+    if (VEC && NBYTES == 2) return __ldg(reinterpret_cast<const uint16_t *>(p));
+    uint32_t c = 0;
+#pragma unroll
+    for (int j = 0; j < NBYTES; j++) c |= (uint32_t)p[j] << (8 * j);
+    return c;
+}
+
+/* ------------------------------------------------------------------ amax */
+
+/* amax(|x|) over the whole tensor, as the max of the bit patterns of |x| (for x >= 0
+ * the unsigned order of the bits is the float order, and NaN > Inf > finite), so an
+ * atomicMax on unsigned is exact and order-independent. *amax_bits starts at 0. */
+template <typename T, bool VEC>
+__global__ void __launch_bounds__(kThreads)
+amax_kernel(dense_view src, shape sh, unsigned *amax_bits) {
+    constexpr int V = dense_traits<T>::V;
+    const int64_t cpr = sh.cols / V; /* chunks per row */
+    const int64_t l = blockIdx.z;
+    const T *base = (const T *)src.data + l * src.batch_stride;
+    unsigned m = 0;
+    for (int64_t rb = (int64_t)blockIdx.y * blockDim.y; rb < sh.rows;
+         rb += (int64_t)gridDim.y * blockDim.y) {
+        const int64_t r = rb + threadIdx.y;
+        float x[kUnroll][V];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) {
+            const int64_t c = ((int64_t)blockIdx.x * kUnroll + u) * blockDim.x + threadIdx.x;
+            if (r < sh.rows && c < cpr) {
+                load_chunk<T, VEC>(base + r * src.ld + c * V, x[u]);
+            } else {
+#pragma unroll
+                for (int i = 0; i < V; i++) x[u][i] = 0.0f;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++)
+#pragma unroll
+            for (int i = 0; i < V; i++) m = max(m, __float_as_uint(fabsf(x[u][i])));
+    }
+    /* block max, then one atomic per block */
+    __shared__ unsigned warp_max[kThreads / TETRA_WARP];
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    m = __reduce_max_sync(kFullMask, m);
+    if (tid % TETRA_WARP == 0) warp_max[tid / TETRA_WARP] = m;
+    __syncthreads();
+    if (tid == 0) {
+        unsigned b = 0;
+        for (int w = 0; w < (int)(blockDim.x * blockDim.y) / TETRA_WARP; w++) b = max(b, warp_max[w]);
+        atomicMax(amax_bits, b);
+    }
+}
+
+/* amax bits -> global decode scale, in place. Non-finite amax -> NaN (see the top). */
+__global__ void global_scale_from_amax_kernel(float *g) {
+    const float amax = __uint_as_float(*reinterpret_cast<const unsigned *>(g));
+    *g = isfinite(amax) ? tetra_nvfp4_global_scale(amax) : __uint_as_float(0x7fc00000u);
+}
+
+/* ------------------------------------------------------------------ quantize */
+
+template <typename T, bool VEC>
+__global__ void __launch_bounds__(kThreads)
+quantize_kernel(dense_view src, nvfp4_view dst, shape sh, const float *g_dev, float g_host) {
+    constexpr int V = dense_traits<T>::V;
+    constexpr int TPB = TETRA_NVFP4_BLOCK / V; /* lanes per 16-element block: 2 or 4 */
+    const int64_t cpr = sh.cols / V;
+    const int64_t l = blockIdx.z;
+    const T *sbase = (const T *)src.data + l * src.batch_stride;
+    uint8_t *dbase = dst.data + l * (dst.batch_stride / 2);
+    uint8_t *scbase = dst.scales + l * dst.scale_batch_stride;
+    const float g = read_global_scale(g_dev, g_host);
+    const bool g_ok = valid_global_scale(g);
+    /* The row loop's trip count is uniform over the block, so every lane reaches the
+     * shuffles below; lanes outside the matrix carry zeros and store nothing. */
+    for (int64_t rb = (int64_t)blockIdx.y * blockDim.y; rb < sh.rows;
+         rb += (int64_t)gridDim.y * blockDim.y) {
+        const int64_t r = rb + threadIdx.y;
+        float x[kUnroll][V];
+        bool ok[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) {
+            const int64_t c = ((int64_t)blockIdx.x * kUnroll + u) * blockDim.x + threadIdx.x;
+            ok[u] = r < sh.rows && c < cpr;
+            if (ok[u]) {
+                load_chunk<T, VEC>(sbase + r * src.ld + c * V, x[u]);
+            } else {
+#pragma unroll
+                for (int i = 0; i < V; i++) x[u][i] = 0.0f;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) {
+            const int64_t c = ((int64_t)blockIdx.x * kUnroll + u) * blockDim.x + threadIdx.x;
+            float bmax = 0.0f;
+            int bad = 0;
+#pragma unroll
+            for (int i = 0; i < V; i++) {
+                const float a = fabsf(x[u][i]);
+                if (a > bmax) bmax = a; /* NaN never wins: it is flagged instead */
+                bad |= !isfinite(x[u][i]);
+            }
+            /* the TPB lanes of one block are adjacent and TPB-aligned (blockDim.x is a
+             * power of two >= 4 and every chunk base is a multiple of TPB) */
+#pragma unroll
+            for (int off = 1; off < TPB; off <<= 1) {
+                bmax = fmaxf(bmax, __shfl_xor_sync(kFullMask, bmax, off));
+                bad |= __shfl_xor_sync(kFullMask, bad, off);
+            }
+            uint8_t sc = kScaleNaN;
+            float s = 0.0f;
+            if (!bad && g_ok) {
+                sc = tetra_nvfp4_block_scale(bmax, g);
+                s = tetra_e4m3_to_float(sc);
+            }
+            uint32_t codes = 0;
+            if (s > 0.0f) {
+#pragma unroll
+                for (int i = 0; i < V; i++)
+                    codes |= (uint32_t)tetra_nvfp4_encode_element(x[u][i], s, g) << (4 * i);
+            }
+            if (ok[u]) {
+                store_codes<V / 2, VEC>(dbase + (r * dst.ld + c * V) / 2, codes);
+                if (c % TPB == 0)
+                    scbase[tetra_scale_offset(dst.layout, r, c / TPB, sh.nkb, dst.scale_ld)] = sc;
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ dequantize */
+
+template <typename T, bool VEC>
+__global__ void __launch_bounds__(kThreads)
+dequantize_kernel(nvfp4_view src, dense_view dst, shape sh, const float *g_dev, float g_host) {
+    constexpr int V = dense_traits<T>::V;
+    constexpr int TPB = TETRA_NVFP4_BLOCK / V;
+    const int64_t cpr = sh.cols / V;
+    const int64_t l = blockIdx.z;
+    const uint8_t *sbase = src.data + l * (src.batch_stride / 2);
+    const uint8_t *scbase = src.scales + l * src.scale_batch_stride;
+    T *dbase = (T *)dst.data + l * dst.batch_stride;
+    const float g = read_global_scale(g_dev, g_host);
+    for (int64_t r = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; r < sh.rows;
+         r += (int64_t)gridDim.y * blockDim.y) {
+        uint32_t codes[kUnroll] = {};
+        unsigned sc[kUnroll] = {};
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) {
+            const int64_t c = ((int64_t)blockIdx.x * kUnroll + u) * blockDim.x + threadIdx.x;
+            if (c < cpr) {
+                codes[u] = load_codes<V / 2, VEC>(sbase + (r * src.ld + c * V) / 2);
+                sc[u] = scbase[tetra_scale_offset(src.layout, r, c / TPB, sh.nkb, src.scale_ld)];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) {
+            const int64_t c = ((int64_t)blockIdx.x * kUnroll + u) * blockDim.x + threadIdx.x;
+            if (c < cpr) {
+                float y[V];
+#pragma unroll
+                for (int i = 0; i < V; i++)
+                    y[i] = tetra_nvfp4_decode_element((codes[u] >> (4 * i)) & 15u, sc[u], g);
+                store_chunk<T, VEC>(dbase + r * dst.ld + c * V, y);
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ scale layouts */
+
+/* Copy every real scale byte from the src layout to the dst layout. */
+__global__ void __launch_bounds__(kThreads)
+convert_scales_kernel(const uint8_t *src, int src_layout, int64_t src_ld, int64_t src_bstride,
+                      uint8_t *dst, int dst_layout, int64_t dst_ld, int64_t dst_bstride, shape sh) {
+    const int64_t kb = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t l = blockIdx.z;
+    if (kb >= sh.nkb) return;
+    for (int64_t r = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; r < sh.rows;
+         r += (int64_t)gridDim.y * blockDim.y)
+        dst[l * dst_bstride + tetra_scale_offset(dst_layout, r, kb, sh.nkb, dst_ld)] =
+            src[l * src_bstride + tetra_scale_offset(src_layout, r, kb, sh.nkb, src_ld)];
+}
+
+/* Write 0 to the padding bytes of each batch's swizzled buffer: padded rows of the last
+ * (partial) 128-row tile, and padded scale columns of the last 4-column tile. Only
+ * padding bytes are touched, so this may run in any order with the kernel that writes
+ * the real scales. One thread per 4-byte word (one row, 4 scale columns) of those
+ * atoms: words [0, w_rows) are the partial row tile, the rest the last column tile of
+ * the full row tiles. In an atom, word w holds row 32*(w%4) + w/4 (see the offset). */
+__global__ void __launch_bounds__(kThreads)
+zero_swizzled_padding_kernel(uint8_t *scales, int64_t bstride, shape sh, int64_t w_rows,
+                             int64_t w_total) {
+    const int64_t w = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= w_total) return;
+    const int64_t kb_tiles = (sh.nkb + 3) / 4;
+    int64_t rt, kt, wi;
+    if (w < w_rows) {
+        rt = sh.rows / 128; /* the partial tile */
+        kt = w / 128;
+        wi = w % 128;
+    } else {
+        rt = (w - w_rows) / 128;
+        kt = kb_tiles - 1;
+        wi = (w - w_rows) % 128;
+    }
+    const int64_t r = rt * 128 + 32 * (wi % 4) + wi / 4;
+    uint8_t *p = scales + (int64_t)blockIdx.z * bstride +
+                 (int64_t)TETRA_SWIZZLE_ATOM * (rt * kb_tiles + kt) + 4 * wi;
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+        if (r >= sh.rows || kt * 4 + j >= sh.nkb) p[j] = 0;
+}
+
+/* ------------------------------------------------------------------ host side */
+
+struct launch_geom {
+    dim3 grid, block;
+};
+
+/* x: chunks of a row (kUnroll per thread), y: rows, z: batch. blockDim.x is a power of
+ * two in [4, 256] (a multiple of every TPB) so small K does not idle whole blocks. */
+tetra_status chunk_geometry(int64_t cpr, int64_t rows, int64_t batch, const char *who,
+                            launch_geom *lg) {
+    int bx = 4;
+    while (bx < kThreads && (int64_t)bx * kUnroll < cpr) bx *= 2;
+    const int by = kThreads / bx;
+    const int64_t gx = (cpr + (int64_t)bx * kUnroll - 1) / ((int64_t)bx * kUnroll);
+    int64_t gy = (rows + by - 1) / by;
+    if (gx > INT_MAX || batch > TETRA_MAX_GRID_Y)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "%s: rows too long or too many batches for one grid",
+                          who);
+    if (gy > TETRA_MAX_GRID_Y) gy = TETRA_MAX_GRID_Y;
+    lg->block = dim3((unsigned)bx, (unsigned)by, 1);
+    lg->grid = dim3((unsigned)gx, (unsigned)gy, (unsigned)batch);
+    return TETRA_OK;
+}
+
+size_t dense_size(tetra_dtype dt) { return tetra_dtype_bits(dt) / 8; }
+
+/* Can the dense side be read/written as aligned 16-byte chunks? (cols is a multiple of
+ * 16, so a chunk never crosses a row.) */
+bool dense_vec_ok(const tetra_operand &o, int64_t batch) {
+    const int64_t esz = (int64_t)dense_size(o.dtype);
+    return tetra_aligned(o.data, 16) && (o.ld * esz) % 16 == 0 &&
+           (batch == 1 || (o.batch_stride * esz) % 16 == 0);
+}
+
+/* Can the packed side move `bytes` (2 or 4) per chunk in one aligned access? */
+bool packed_vec_ok(const tetra_operand &o, int64_t batch, int64_t bytes) {
+    return tetra_aligned(o.data, (size_t)bytes) && (o.ld / 2) % bytes == 0 &&
+           (batch == 1 || (o.batch_stride / 2) % bytes == 0);
+}
+
+dense_view make_dense(const tetra_operand &o) {
+    dense_view v;
+    v.data = o.data;
+    v.ld = o.ld;
+    v.batch_stride = o.batch_stride;
+    return v;
+}
+
+nvfp4_view make_nvfp4(const tetra_operand &o) {
+    nvfp4_view v;
+    v.data = (uint8_t *)o.data; /* the launcher's dst: written */
+    v.ld = o.ld;
+    v.batch_stride = o.batch_stride;
+    v.scales = (uint8_t *)o.scales;
+    v.scale_ld = o.scale_ld;
+    v.scale_batch_stride = o.scale_batch_stride;
+    v.layout = o.scale_layout == TETRA_SCALE_SWIZZLED_128X4 ? 1 : 0;
+    return v;
+}
+
+shape make_shape(const tetra_convert_problem *p) {
+    shape s;
+    s.rows = p->rows;
+    s.cols = p->cols;
+    s.nkb = p->cols / TETRA_NVFP4_BLOCK;
+    return s;
+}
+
+tetra_status zero_swizzled_padding(const tetra_operand &o, shape sh, int64_t batch,
+                                   cudaStream_t stream) {
+    if (o.scale_layout != TETRA_SCALE_SWIZZLED_128X4) return TETRA_OK;
+    const int64_t kb_tiles = (sh.nkb + 3) / 4;
+    const int64_t w_rows = sh.rows % 128 ? kb_tiles * 128 : 0;
+    const int64_t w_cols = sh.nkb % 4 ? (sh.rows / 128) * 128 : 0;
+    const int64_t w_total = w_rows + w_cols;
+    if (w_total == 0) return TETRA_OK;
+    const int64_t gx = (w_total + kThreads - 1) / kThreads;
+    if (gx > INT_MAX)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "swizzled padding: scale buffer too large for one grid");
+    zero_swizzled_padding_kernel<<<dim3((unsigned)gx, 1, (unsigned)batch), kThreads, 0, stream>>>(
+        (uint8_t *)o.scales, o.scale_batch_stride, sh, w_rows, w_total);
+    TETRA_LAUNCH_CHECK();
+    return TETRA_OK;
+}
+
+template <typename T>
+tetra_status quantize_typed(const tetra_convert_problem *p) {
+    constexpr int V = dense_traits<T>::V;
+    const cudaStream_t stream = TETRA_STREAM(p);
+    const shape sh = make_shape(p);
+    const dense_view src = make_dense(p->src);
+    const nvfp4_view dst = make_nvfp4(p->dst);
+    const bool vec = dense_vec_ok(p->src, p->batch) && packed_vec_ok(p->dst, p->batch, V / 2);
+    launch_geom lg;
+    tetra_status st = chunk_geometry(sh.cols / V, sh.rows, p->batch, "tetra_launch_quantize", &lg);
+    if (st != TETRA_OK) return st;
+    /* FROM_AMAX: the quantize pass reads the scale the amax pass wrote, on the device */
+    if (p->mode == TETRA_GLOBAL_SCALE_FROM_AMAX) {
+        /* amax pass: a block-count cap keeps the atomics few; the row loop covers the rest */
+        launch_geom la = lg;
+        const int64_t want_blocks = 4 * (int64_t)(p->ctx->sms > 0 ? p->ctx->sms : 132);
+        const int64_t gy_cap = want_blocks / (int64_t)la.grid.x;
+        la.grid.y = (unsigned)(gy_cap < 1 ? 1 : (gy_cap < (int64_t)la.grid.y ? gy_cap : la.grid.y));
+        TETRA_CUDA_TRY(cudaMemsetAsync((float *)p->dst.gscale_dev, 0, sizeof(float), stream));
+        if (vec)
+            amax_kernel<T, true><<<la.grid, la.block, 0, stream>>>(src, sh, (unsigned *)p->dst.gscale_dev);
+        else
+            amax_kernel<T, false><<<la.grid, la.block, 0, stream>>>(src, sh, (unsigned *)p->dst.gscale_dev);
+        TETRA_LAUNCH_CHECK();
+        global_scale_from_amax_kernel<<<1, 1, 0, stream>>>((float *)p->dst.gscale_dev);
+        TETRA_LAUNCH_CHECK();
+    }
+    if (vec)
+        quantize_kernel<T, true><<<lg.grid, lg.block, 0, stream>>>(src, dst, sh, p->dst.gscale_dev,
+                                                                   p->dst.gscale);
+    else
+        quantize_kernel<T, false><<<lg.grid, lg.block, 0, stream>>>(src, dst, sh, p->dst.gscale_dev,
+                                                                    p->dst.gscale);
+    TETRA_LAUNCH_CHECK();
+    return zero_swizzled_padding(p->dst, sh, p->batch, stream);
+}
+
+template <typename T>
+tetra_status dequantize_typed(const tetra_convert_problem *p) {
+    constexpr int V = dense_traits<T>::V;
+    const cudaStream_t stream = TETRA_STREAM(p);
+    const shape sh = make_shape(p);
+    const nvfp4_view src = make_nvfp4(p->src);
+    const dense_view dst = make_dense(p->dst);
+    const bool vec = dense_vec_ok(p->dst, p->batch) && packed_vec_ok(p->src, p->batch, V / 2);
+    launch_geom lg;
+    tetra_status st = chunk_geometry(sh.cols / V, sh.rows, p->batch, "tetra_launch_dequantize", &lg);
+    if (st != TETRA_OK) return st;
+    if (vec)
+        dequantize_kernel<T, true><<<lg.grid, lg.block, 0, stream>>>(src, dst, sh, p->src.gscale_dev,
+                                                                     p->src.gscale);
+    else
+        dequantize_kernel<T, false><<<lg.grid, lg.block, 0, stream>>>(src, dst, sh, p->src.gscale_dev,
+                                                                      p->src.gscale);
+    TETRA_LAUNCH_CHECK();
+    return TETRA_OK;
+}
+
+} /* namespace */
+
 extern "C" tetra_status tetra_launch_quantize(const tetra_convert_problem *p) {
-    (void)p;
-    return tetra_fail(TETRA_ERR_UNSUPPORTED, "tetra_launch_quantize: not implemented in this build");
+    if (p->src.dtype == TETRA_DTYPE_NVFP4 || p->dst.dtype != TETRA_DTYPE_NVFP4)
+        return tetra_fail(TETRA_ERR_INTERNAL, "tetra_launch_quantize: wrong dtypes");
+    if (p->mode == TETRA_GLOBAL_SCALE_FROM_AMAX && !p->dst.gscale_dev)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT,
+                          "dst.global_scale_dev is NULL; FROM_AMAX writes the global scale there");
+    switch (p->src.dtype) {
+    case TETRA_DTYPE_FP32: return quantize_typed<float>(p);
+    case TETRA_DTYPE_FP16: return quantize_typed<__half>(p);
+    default: return quantize_typed<__nv_bfloat16>(p);
+    }
 }
 
 extern "C" tetra_status tetra_launch_dequantize(const tetra_convert_problem *p) {
-    (void)p;
-    return tetra_fail(TETRA_ERR_UNSUPPORTED, "tetra_launch_dequantize: not implemented in this build");
+    if (p->src.dtype != TETRA_DTYPE_NVFP4 || p->dst.dtype == TETRA_DTYPE_NVFP4)
+        return tetra_fail(TETRA_ERR_INTERNAL, "tetra_launch_dequantize: wrong dtypes");
+    switch (p->dst.dtype) {
+    case TETRA_DTYPE_FP32: return dequantize_typed<float>(p);
+    case TETRA_DTYPE_FP16: return dequantize_typed<__half>(p);
+    default: return dequantize_typed<__nv_bfloat16>(p);
+    }
 }
 
 extern "C" tetra_status tetra_launch_convert_scales(const tetra_convert_problem *p) {
-    (void)p;
-    return tetra_fail(TETRA_ERR_UNSUPPORTED, "tetra_launch_convert_scales: not implemented in this build");
+    const cudaStream_t stream = TETRA_STREAM(p);
+    const shape sh = make_shape(p);
+    const int bx = sh.nkb >= 128 ? 128 : (sh.nkb >= 32 ? 32 : 4);
+    const int by = kThreads / bx;
+    const int64_t gx = (sh.nkb + bx - 1) / bx;
+    int64_t gy = (sh.rows + by - 1) / by;
+    if (gx > INT_MAX || p->batch > TETRA_MAX_GRID_Y)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "tetra_launch_convert_scales: problem too large for one grid");
+    if (gy > TETRA_MAX_GRID_Y) gy = TETRA_MAX_GRID_Y;
+    convert_scales_kernel<<<dim3((unsigned)gx, (unsigned)gy, (unsigned)p->batch), dim3(bx, by), 0,
+                            stream>>>(
+        p->src.scales, p->src.scale_layout == TETRA_SCALE_SWIZZLED_128X4, p->src.scale_ld,
+        p->src.scale_batch_stride, (uint8_t *)p->dst.scales,
+        p->dst.scale_layout == TETRA_SCALE_SWIZZLED_128X4, p->dst.scale_ld, p->dst.scale_batch_stride,
+        sh);
+    TETRA_LAUNCH_CHECK();
+    return zero_swizzled_padding(p->dst, sh, p->batch, stream);
 }
-
