@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 build=build-device
 out=${OUT:-$build}
 mkdir -p "$out"
-log="$out/device-check.log"
+mkdir -p "$out/logs"
+log="$out/logs/device-check.log"
 : > "$log"
 jobs=${TETRA_JOBS:-$(nproc)}
 san_timeout=${TETRA_SANITIZE_TIMEOUT:-240}
@@ -24,14 +25,14 @@ build_rc=$?
 [ $build_rc -eq 0 ] || { echo "build FAILED (see $log)"; tail -40 "$log"; }
 
 echo "== ctest" | tee -a "$log"
-ctest --test-dir "$build" --output-on-failure --output-junit ctest.xml >>"$log" 2>&1
+ctest --test-dir "$build" -j 4 --output-on-failure --output-junit ctest.xml >>"$log" 2>&1
 ctest_rc=$?
 passed=0 failed=0 skipped=0
 if [ -f "$build/ctest.xml" ]; then
   passed=$(grep -c 'status="run"' "$build/ctest.xml")
   failed=$(grep -c 'status="fail"' "$build/ctest.xml")
   skipped=$(grep -c 'status="disabled"\|status="notrun"' "$build/ctest.xml")
-  cp "$build/ctest.xml" "$out/" 2>/dev/null
+  cp "$build/ctest.xml" "$out/logs/" 2>/dev/null
 fi
 grep -E "Test +#|tests passed|FAILED|Failed|Skipped" "$log" | tail -40
 
@@ -46,8 +47,8 @@ if command -v compute-sanitizer >/dev/null; then
       [ -x "$t" ] || continue
       name=$(basename "$t")
       ( TETRA_TEST_QUICK=1 timeout "$san_timeout" compute-sanitizer --tool "$tool" \
-          --error-exitcode 99 "$t" > "$out/san-$tool-$name.log" 2>&1
-        echo $? > "$out/san-$tool-$name.rc" ) &
+          --error-exitcode 99 "$t" > "$out/logs/san-$tool-$name.log" 2>&1
+        echo $? > "$out/logs/san-$tool-$name.rc" ) &
       pids+=($!)
     done
   done
@@ -56,8 +57,8 @@ if command -v compute-sanitizer >/dev/null; then
     for t in "$build"/tests/gpu_*; do
       [ -x "$t" ] || continue
       name=$(basename "$t")
-      slog="$out/san-$tool-$name.log"
-      rc=$(cat "$out/san-$tool-$name.rc"); rm -f "$out/san-$tool-$name.rc"
+      slog="$out/logs/san-$tool-$name.log"
+      rc=$(cat "$out/logs/san-$tool-$name.rc"); rm -f "$out/logs/san-$tool-$name.rc"
       errs=$(grep -Eo "ERROR SUMMARY: [0-9]+" "$slog" | grep -Eo "[0-9]+" | tail -1)
       [ -n "$errs" ] || errs=-1
       [ "$rc" -eq 124 ] && errs=-1
