@@ -59,7 +59,9 @@ if command -v compute-sanitizer >/dev/null; then
       name=$(basename "$t")
       slog="$out/logs/san-$tool-$name.log"
       rc=$(cat "$out/logs/san-$tool-$name.rc"); rm -f "$out/logs/san-$tool-$name.rc"
-      errs=$(grep -Eo "ERROR SUMMARY: [0-9]+" "$slog" | grep -Eo "[0-9]+" | tail -1)
+      # memcheck/synccheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY:
+      # H hazards displayed (E errors, W warnings)"
+      errs=$(grep -Eo "ERROR SUMMARY: [0-9]+|\([0-9]+ errors" "$slog" | grep -Eo "[0-9]+" | tail -1)
       [ -n "$errs" ] || errs=-1
       [ "$rc" -eq 124 ] && errs=-1
       [ "$rc" -ne 0 ] && [ "$errs" = "0" ] && errs=-1   # the test itself failed
@@ -74,8 +76,9 @@ else
 fi
 
 dev=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
-commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
-dirty=$([ -n "$(git status --porcelain 2>/dev/null)" ] && echo true || echo false)
+# the device machine gets a copy of the tree without .git: the caller passes TETRA_COMMIT
+commit=${TETRA_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
+dirty=${TETRA_DIRTY:-$([ -n "$(git status --porcelain 2>/dev/null)" ] && echo true || echo false)}
 cat > "$out/device-check.json" <<JSON
 { "tool": "scripts/device-check.sh", "commit": "$commit", "dirty_tree": $dirty,
   "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",

@@ -22,6 +22,7 @@ lib.tetra_last_error.restype = ctypes.c_char_p
 lib.tetra_status_string.restype = ctypes.c_char_p
 lib.tetra_e2m1_decode.restype = ctypes.c_float
 lib.tetra_e2m1_encode.argtypes = [ctypes.c_float]
+lib.tetra_e2m1_encode.restype = ctypes.c_uint8  # the ABI leaves a uint8_t's upper bits undefined
 
 assert [lib.tetra_e2m1_decode(c) for c in range(8)] == [0, .5, 1, 1.5, 2, 3, 4, 6]
 assert lib.tetra_e2m1_encode(2.5) == 4  # tie to even
