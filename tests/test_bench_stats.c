@@ -2,6 +2,7 @@
  * ABBA/BAAB block orders, the verdict rule, and the correctness gate (a correct
  * rounding passes, a perturbed element or a dropped K block fails, NaN fails). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bench/bench.h"
@@ -122,9 +123,12 @@ static void test_gate(void) {
     CHECK_MSG(g.pass, "correct BF16 rounding fails: normwise %g (limit %g) max_rel %g (limit %g)", g.normwise,
               g.limit_normwise, g.max_rel, g.limit_max_rel);
     CHECK(g.floor_normwise > 0 && g.normwise <= 1.5 * g.floor_normwise + 1e-4);
+    printf("correct FP32-accumulate + BF16 round: normwise/floor %.3f, max_rel/floor %.3f\n",
+           g.normwise / g.floor_normwise, g.max_rel / g.floor_max_rel);
     c.out = drop;
     g = bench_gate_eval(&c);
     CHECK_MSG(!g.pass, "dropped K block passes: normwise %g limit %g", g.normwise, g.limit_normwise);
+    printf("dropped K block: normwise %.3e vs limit %.3e\n", g.normwise, g.limit_normwise);
     c.out = poke;
     g = bench_gate_eval(&c);
     CHECK_MSG(!g.pass, "perturbed element passes: max_rel %g limit %g", g.max_rel, g.limit_max_rel);
