@@ -427,8 +427,9 @@ static int cmd_calibrate(int argc, char **argv) {
     int n, failed = 0, rc = 0;
     args_init(&a);
     a.arm_a = "cublaslt-bf16";
-    a.shape_list = "16x4096x4096,4096x4096x4096";
     if (parse(argc, argv, 2, &a)) return 2;
+    /* default: one CUDA-graph-timed shape and one event-timed shape */
+    if (!a.shape_list && !a.sets && !a.m_list && !a.n_list && !a.k_list) a.shape_list = "16x4096x4096,4096x4096x4096";
     if (a.processes < 10) { fprintf(stderr, "tetra bench calibrate: --processes must be at least 10\n"); return 2; }
     if (resolve_arms(a.arm_a, &arm, 1) < 0 || resolve_shapes(&a, &shapes, NULL)) return 2;
     if (a.out && bench_check_writable(a.out, msg, sizeof msg)) { fprintf(stderr, "tetra bench: %s\n", msg); return 2; }
