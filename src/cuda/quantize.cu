@@ -285,10 +285,13 @@ dequantize_kernel(nvfp4_view src, dense_view dst, shape sh, const float *g_dev, 
         for (int u = 0; u < kUnroll; u++) {
             const int64_t c = ((int64_t)blockIdx.x * kUnroll + u) * blockDim.x + threadIdx.x;
             if (c < cpr) {
+                /* the scale is decoded once per chunk; (e2m1 * s) * g is the operation
+                 * order of tetra_nvfp4_decode_element, so the bits are the host's */
+                const float s = tetra_e4m3_to_float(sc[u]);
                 float y[V];
 #pragma unroll
                 for (int i = 0; i < V; i++)
-                    y[i] = tetra_nvfp4_decode_element((codes[u] >> (4 * i)) & 15u, sc[u], g);
+                    y[i] = (tetra_e2m1_to_float((codes[u] >> (4 * i)) & 15u) * s) * g;
                 store_chunk<T, VEC>(dbase + r * dst.ld + c * V, y);
             }
         }
