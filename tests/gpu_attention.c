@@ -237,10 +237,10 @@ static int probe_path3(tetra_context *ctx) {
     return st == TETRA_OK;
 }
 
-/* `paths` plus path 3 when this device and build take it. */
-static int with_path3(const int *paths, int n, int *out) {
+/* `paths` plus path 3 when this device and build take it and the layout is TMA-able. */
+static int with_path3(const int *paths, int n, int *out, int layout) {
     for (int i = 0; i < n; i++) out[i] = paths[i];
-    if (g_path3) out[n++] = 3;
+    if (g_path3 && layout != 2) out[n++] = 3;
     return n;
 }
 
@@ -248,8 +248,12 @@ static int with_path3(const int *paths, int n, int *out) {
 static void check_case(tetra_context *ctx, const attn_case *c, uint64_t seed, const int *paths_in, int npaths) {
     problem p;
     int paths[8];
-    npaths = with_path3(paths_in, npaths, paths);
+    npaths = with_path3(paths_in, npaths, paths, c->layout);
     problem_init(&p, c, seed);
+    if (g_path3 && c->layout == 2) { /* strides not multiples of 16 bytes: TMA cannot */
+        attn_result r = problem_run(&p, ctx, 3, 1.0f, 0, NULL);
+        CHECK_MSG(r.status == TETRA_ERR_UNSUPPORTED, "path 3 took unaligned strides (status %d)", r.status);
+    }
     for (int i = 0; i < npaths; i++) {
         attn_result r = problem_run(&p, ctx, paths[i], 1.0f, 0, NULL);
         const int pass = gate_pass(&r) && r.gaps_ok && r.lse_ok;

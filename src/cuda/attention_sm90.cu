@@ -4,8 +4,8 @@
  * CTA = 128 query rows of one (batch, head), 384 threads = 3 warpgroups:
  *   warpgroup 0  producer: setmaxnreg down to 24; one thread issues TMA
  *                (cp.async.bulk.tensor) loads of Q once and of K/V tiles of 128 keys into a
- *                2-stage ring guarded by mbarriers (fullK/fullV: data landed; empty: both
- *                consumers are done with the stage).
+ *                ring of 2 (D=128) or 3 (D=64) stages guarded by mbarriers (fullK/fullV:
+ *                data landed; emptyK/emptyV: every consumer warp is done with it).
  *   warpgroups 1, 2  consumers: setmaxnreg up to 240; each owns 64 query rows.
  *                S = Q K^T: wgmma m64n128k16, Q and K from 128B-swizzled shared memory.
  *                O += P V:  wgmma m64n{D}k16, P from registers (the S accumulator layout is
@@ -43,7 +43,6 @@ namespace {
 
 constexpr int kBlockM = 128;        /* query rows per CTA: 2 consumer warpgroups x 64 */
 constexpr int kBlockN = 128;        /* keys per K/V tile */
-constexpr int kStages = 2;          /* K/V ring depth */
 constexpr int kThreads = 384;       /* producer + 2 consumer warpgroups */
 constexpr int kSwizzleCols = 64;    /* 16-bit elements per 128-byte swizzle row */
 constexpr int kProducerRegs = 24;
@@ -71,17 +70,20 @@ struct Sm90Maps {
  * box of {64, R} with CU_TENSOR_MAP_SWIZZLE_128B writes and what wgmma's 128B-swizzle
  * descriptors read. */
 template <int D> struct Sm90Smem {
+    /* K/V ring depth: 2 stages of 128 keys at D=128 (160 KB with Q), 3 at D=64 (112 KB) */
+    static constexpr int kStages = D == 128 ? 2 : 3;
     static constexpr int kTileQ = kBlockM * D * 2;
     static constexpr int kTileKV = kBlockN * D * 2;
     static constexpr int kQ = 0;
     static constexpr int kK = kQ + kTileQ;
     static constexpr int kV = kK + kStages * kTileKV;
     static constexpr int kBar = kV + kStages * kTileKV;
-    /* barriers: q, fullK[kStages], fullV[kStages], empty[kStages] */
-    static constexpr int kBytes = kBar + 8 * (1 + 3 * kStages);
+    /* barriers: q, fullK[kStages], fullV[kStages], emptyK[kStages], emptyV[kStages] */
+    static constexpr int kBytes = kBar + 8 * (1 + 4 * kStages);
     static constexpr int kAlloc = kBytes + 1024; /* room to align the dynamic base */
 };
-static_assert(Sm90Smem<128>::kAlloc <= 227 * 1024, "shared memory over the sm_90 limit");
+static_assert(Sm90Smem<128>::kAlloc <= 227 * 1024 && Sm90Smem<64>::kAlloc <= 227 * 1024,
+              "shared memory over the sm_90 limit");
 
 #if TETRA_SM90_DEVICE
 /* ------------------------------------------------------------ PTX wrappers (sm_90a) */
@@ -345,9 +347,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const uint32_t sQ = base + L::kQ, sK = base + L::kK, sV = base + L::kV, bars = base + L::kBar;
     const uint32_t bar_q = bars;
+    constexpr int kStages = L::kStages;
 #define FULL_K(st) (bars + 8u * (1u + (uint32_t)(st)))
 #define FULL_V(st) (bars + 8u * (1u + kStages + (uint32_t)(st)))
-#define EMPTY(st) (bars + 8u * (1u + 2u * kStages + (uint32_t)(st)))
+#define EMPTY_K(st) (bars + 8u * (1u + 2u * kStages + (uint32_t)(st)))
+#define EMPTY_V(st) (bars + 8u * (1u + 3u * kStages + (uint32_t)(st)))
     const int tid = threadIdx.x, warp = (tid / 32) % 4, lane = tid & 31;
     /* shfl makes the warpgroup index visibly warp-uniform to the compiler, so the
      * consumer branch does not count as divergent (ptxas would serialize wgmma there). */
@@ -371,7 +375,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int st = 0; st < kStages; st++) {
             mbar_init(FULL_K(st), 1);
             mbar_init(FULL_V(st), 1);
-            mbar_init(EMPTY(st), 8); /* every consumer warp releases the stage */
+            mbar_init(EMPTY_K(st), 8); /* every consumer warp releases the stage */
+            mbar_init(EMPTY_V(st), 8);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
@@ -387,13 +392,16 @@ __global__ void __launch_bounds__(kThreads, 1)
                 tma_load_4d(sQ + c * kBlockM * 128, &maps.q, bar_q, c * kSwizzleCols, q0, h, b);
             for (int i = 0; i < nkb; i++) {
                 const int kb = nkb - 1 - i, st = i % kStages;
-                /* a fresh barrier counts its (nonexistent) previous phase as complete */
-                mbar_wait(EMPTY(st), ((i / kStages) & 1) ^ 1);
+                /* a fresh barrier counts its (nonexistent) previous phase as complete. K
+                 * and V are released separately: K right after S = Q K^T, V after P V, so
+                 * the next K load starts about one GEMM earlier. */
+                mbar_wait(EMPTY_K(st), ((i / kStages) & 1) ^ 1);
                 mbar_expect_tx(FULL_K(st), L::kTileKV);
 #pragma unroll
                 for (int c = 0; c < D / kSwizzleCols; c++)
                     tma_load_4d(sK + st * L::kTileKV + c * kBlockN * 128, &maps.k, FULL_K(st),
                                 c * kSwizzleCols, kb * kBlockN, hk, b);
+                mbar_wait(EMPTY_V(st), ((i / kStages) & 1) ^ 1);
                 mbar_expect_tx(FULL_V(st), L::kTileKV);
 #pragma unroll
                 for (int c = 0; c < D / kSwizzleCols; c++)
@@ -435,6 +443,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (!(wc == 1 && nkb == 1)) named_bar_arrive(other_turn, 256);
         wgmma_wait<0>();
         fence_regs(s);
+        if (lane == 0) mbar_arrive(EMPTY_K(0));
         if (block_needs_mask<CAUSAL>(p, nkb - 1, first_row))
             softmax_step<CAUSAL, true>(s, m, l, alpha, p, row0, (nkb - 1) * kBlockN);
         else
@@ -454,6 +463,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             if (!(wc == 1 && i == nkb - 1)) named_bar_arrive(other_turn, 256);
             wgmma_wait<1>(); /* S(i) landed; P(i-1) V(i-1) may still run */
             fence_regs(s);
+            if (lane == 0) mbar_arrive(EMPTY_K(st)); /* this warp is done with K(st) */
             if (block_needs_mask<CAUSAL>(p, kb, first_row))
                 softmax_step<CAUSAL, true>(s, m, l, alpha, p, row0, kb * kBlockN);
             else
@@ -461,7 +471,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             wgmma_wait<0>();
             fence_regs(o);
             fence_regs(pf);
-            if (lane == 0) mbar_arrive(EMPTY(sp)); /* this warp is done with K(sp), V(sp) */
+            if (lane == 0) mbar_arrive(EMPTY_V(sp)); /* this warp is done with V(sp) */
 #pragma unroll
             for (int dt = 0; dt < D / 8; dt++) {
                 o[4 * dt + 0] *= alpha[0];
@@ -482,7 +492,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
 #undef FULL_K
 #undef FULL_V
-#undef EMPTY
+#undef EMPTY_K
+#undef EMPTY_V
 
     /* Epilogue: finish the row sums across the quad, normalise, store (a row that saw no
      * key has l = 0: O = 0, lse = -inf). */
