@@ -45,8 +45,6 @@ constexpr int kBlockM = 128;        /* query rows per CTA: 2 consumer warpgroups
 constexpr int kBlockN = 128;        /* keys per K/V tile */
 constexpr int kThreads = 384;       /* producer + 2 consumer warpgroups */
 constexpr int kSwizzleCols = 64;    /* 16-bit elements per 128-byte swizzle row */
-constexpr int kProducerRegs = 24;
-constexpr int kConsumerRegs = 240;  /* 128 * 24 + 256 * 240 = 64512 <= 65536 */
 
 struct Sm90Params {
     uint16_t *o;
@@ -87,6 +85,10 @@ static_assert(Sm90Smem<128>::kAlloc <= 227 * 1024 && Sm90Smem<64>::kAlloc <= 227
 
 #if TETRA_SM90_DEVICE
 /* ------------------------------------------------------------ PTX wrappers (sm_90a) */
+
+/* setmaxnreg targets: 128 * 24 + 256 * 240 = 64512 <= 65536 registers */
+constexpr int kProducerRegs = 24;
+constexpr int kConsumerRegs = 240;
 
 __device__ __forceinline__ uint32_t smem_u32(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 
