@@ -213,10 +213,47 @@ static void print_case(const attn_case *c, int path, const attn_result *r, const
            r->gaps_ok ? "" : " GAP-WRITTEN");
 }
 
-/* The gate on every requested path. */
-static void check_case(tetra_context *ctx, const attn_case *c, uint64_t seed, const int *paths, int npaths) {
+/* Path 3 (Hopper wgmma) runs only on sm_90 with a build holding sm_90a code; elsewhere
+ * it must refuse with TETRA_ERR_UNSUPPORTED, and its cases are skipped with a message. */
+static int g_path3;
+
+static int probe_path3(tetra_context *ctx) {
+    const attn_case c = {TETRA_DTYPE_BF16, 64, 0, 1, 16, 16, 2, 2, 0, 3, 1};
     problem p;
+    tetra_attention_args a;
+    tu_devbuf dout;
+    tetra_status st;
+    problem_init(&p, &c, 4242);
+    dout = tu_dev_alloc((size_t)p.o_el * 2, 0xFF);
+    a = p.host;
+    a.q = p.dq.ptr; a.k = p.dk.ptr; a.v = p.dv.ptr; a.o = dout.ptr; a.lse = NULL;
+    st = tetra_attention_fwd(ctx, &a);
+    if (st == TETRA_ERR_UNSUPPORTED)
+        printf("path 3 (wgmma) cases SKIPPED: %s\n", tetra_last_error());
+    else
+        CHECK_MSG(st == TETRA_OK, "path 3 probe: %s", tetra_last_error());
+    tu_dev_free(&dout);
+    problem_free(&p);
+    return st == TETRA_OK;
+}
+
+/* `paths` plus path 3 when this device and build take it and the layout is TMA-able. */
+static int with_path3(const int *paths, int n, int *out, int layout) {
+    for (int i = 0; i < n; i++) out[i] = paths[i];
+    if (g_path3 && layout != 2) out[n++] = 3;
+    return n;
+}
+
+/* The gate on every requested path. */
+static void check_case(tetra_context *ctx, const attn_case *c, uint64_t seed, const int *paths_in, int npaths) {
+    problem p;
+    int paths[8];
+    npaths = with_path3(paths_in, npaths, paths, c->layout);
     problem_init(&p, c, seed);
+    if (g_path3 && c->layout == 2) { /* strides not multiples of 16 bytes: TMA cannot */
+        attn_result r = problem_run(&p, ctx, 3, 1.0f, 0, NULL);
+        CHECK_MSG(r.status == TETRA_ERR_UNSUPPORTED, "path 3 took unaligned strides (status %d)", r.status);
+    }
     for (int i = 0; i < npaths; i++) {
         attn_result r = problem_run(&p, ctx, paths[i], 1.0f, 0, NULL);
         const int pass = gate_pass(&r) && r.gaps_ok && r.lse_ok;
@@ -266,6 +303,20 @@ static void check_large(tetra_context *ctx) {
         for (int64_t i = 0; i < p.o_el; i++) {
             const double e = fabs(to_double(o2[i], c.dt) - to_double(o1[i], c.dt));
             if (!(e <= diff)) diff = e; /* NaN propagates */
+        }
+        if (g_path3) {
+            uint16_t *o3 = (uint16_t *)malloc((size_t)p.o_el * 2);
+            attn_result r3 = problem_run(&p, ctx, 3, 1.0f, 0, o3);
+            double diff3 = 0.0;
+            for (int64_t i = 0; i < p.o_el; i++) {
+                const double e = fabs(to_double(o3[i], c.dt) - to_double(o1[i], c.dt));
+                if (!(e <= diff3)) diff3 = e;
+            }
+            print_case(&c, 3, &r3, gate_pass(&r3) && r3.lse_ok ? "PASS" : "FAIL");
+            printf("       large %s: max|path3 - path1| = %.3e\n", causal ? "causal" : "full", diff3);
+            CHECK(gate_pass(&r3) && r3.lse_ok);
+            CHECK_MSG(diff3 <= 2.0 * r3.bound, "path 3 and path 1 differ by %g", diff3);
+            free(o3);
         }
         print_case(&c, 2, &r2, gate_pass(&r2) && r2.lse_ok ? "PASS" : "FAIL");
         print_case(&c, 1, &r1, gate_pass(&r1) && r1.lse_ok ? "PASS" : "FAIL");
@@ -329,7 +380,14 @@ static void check_bad_inputs(tetra_context *ctx) {
     b.path = 0;
     CHECK(tetra_attention_fwd(ctx, &b) == TETRA_OK);
     b = a; b.path = 3;
-    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_UNSUPPORTED, "wgmma");
+    if (g_path3) {
+        CHECK(tetra_attention_fwd(ctx, &b) == TETRA_OK);
+        /* TMA needs 16-byte aligned bases and strides: forced path 3 refuses */
+        b.q = (const char *)p.dq.ptr + 2; b.seqlen_q = 15;
+        CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_UNSUPPORTED, "args.q");
+    } else {
+        CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_UNSUPPORTED, "path 3");
+    }
     CHECK(tu_dev_check_guards(&dout, "bad-input O"));
     tu_dev_free(&dout);
     problem_free(&p);
@@ -342,6 +400,7 @@ int main(void) {
     uint64_t seed = 1000;
     printf("gate: max|kernel - oracle| <= %.1f * max|round_dtype(roundP ref) - oracle| + %.0e\n",
            GATE_FACTOR, GATE_SLACK);
+    g_path3 = probe_path3(ctx);
     /* The grid: dtype x D x causal x N, MHA, contiguous; path 2, the reference, auto. */
     for (int dt = 0; dt < 2; dt++)
         for (int d = 0; d < 2; d++)
@@ -365,6 +424,9 @@ int main(void) {
             {TETRA_DTYPE_BF16, 64, 1, 1, 130, 130, 8, 1, 1, 2, 1},
             {TETRA_DTYPE_FP16, 128, 1, 2, 77, 77, 8, 1, 0, 2, 0},
             {TETRA_DTYPE_BF16, 128, 1, 1, 65, 191, 4, 2, 1, 2, 1},
+            /* several 128-key blocks with ragged ends (path 3's ring wraps around) */
+            {TETRA_DTYPE_FP16, 64, 1, 1, 300, 1000, 4, 1, 1, 2, 1},
+            {TETRA_DTYPE_BF16, 128, 0, 1, 1000, 300, 2, 2, 0, 2, 1},
         };
         const int extra_paths[2] = {2, 1};
         const attn_case unaligned = {TETRA_DTYPE_BF16, 64, 1, 2, 50, 70, 4, 2, 2, 0, 1};

@@ -11,7 +11,7 @@
  *                            (+.trans for V), mma.sync m16n8k16 with FP32 accumulators,
  *                            online softmax in the log2 domain (log2(e) folded into the
  *                            scale), P rounded to the input dtype in registers.
- * Path 3 (Hopper wgmma) is not written yet. See docs/notes/attention.md. */
+ * Path 3 (Hopper wgmma) is in attention_sm90.cu. See docs/notes/attention.md. */
 #include <math.h>
 #include <stdint.h>
 
@@ -461,10 +461,13 @@ extern "C" tetra_status tetra_launch_attention(tetra_context *ctx, const tetra_a
     switch (args->path) {
     case 1: return launch_reference(ctx, args);
     case 2: return launch_mma(ctx, args);
-    case 3:
-        return tetra_fail(TETRA_ERR_UNSUPPORTED,
-                          "args.path 3 (Hopper wgmma attention) is not implemented yet; use 0 or 2");
+    case 3: return tetra_launch_attention_sm90(ctx, args); /* attention_sm90.cu */
     default:
+        if (ctx->sm_major == 9 && ctx->sm_minor == 0) {
+            st = tetra_launch_attention_sm90(ctx, args);
+            if (st != TETRA_ERR_UNSUPPORTED) return st;
+            tetra_clear_error();
+        }
         st = launch_mma(ctx, args);
         if (st != TETRA_ERR_UNSUPPORTED) return st;
         tetra_clear_error();

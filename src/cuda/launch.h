@@ -34,6 +34,9 @@ tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p);
 /* src/cuda/attention.cu */
 tetra_status tetra_launch_attention(tetra_context *ctx, const tetra_attention_args *args);
 
+/* src/cuda/attention_sm90.cu: attention path 3, Hopper (sm_90a) TMA + wgmma */
+tetra_status tetra_launch_attention_sm90(tetra_context *ctx, const tetra_attention_args *args);
+
 #ifdef __cplusplus
 }
 #endif

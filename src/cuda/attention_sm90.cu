@@ -1,0 +1,667 @@
+/* attention_sm90.cu - attention forward path 3: the Hopper (sm_90a) kernel in the
+ * FlashAttention-3 design. See docs/notes/attention-sm90.md.
+ *
+ * CTA = 128 query rows of one (batch, head), 384 threads = 3 warpgroups:
+ *   warpgroup 0  producer: setmaxnreg down to 24; one thread issues TMA
+ *                (cp.async.bulk.tensor) loads of Q once and of K/V tiles of 128 keys into a
+ *                ring of 2 (D=128) or 3 (D=64) stages guarded by mbarriers (fullK/fullV:
+ *                data landed; emptyK/emptyV: every consumer warp is done with it).
+ *   warpgroups 1, 2  consumers: setmaxnreg up to 240; each owns 64 query rows.
+ *                S = Q K^T: wgmma m64n128k16, Q and K from 128B-swizzled shared memory.
+ *                O += P V:  wgmma m64n{D}k16, P from registers (the S accumulator layout is
+ *                the register A-fragment layout), V from shared memory as the MN-major
+ *                (transposed) operand.
+ *                Online softmax in FP32, log2 domain (log2(e) folded into the scale).
+ *                Intra-warpgroup overlap: S(j+1) = Q K(j+1)^T and O += P(j) V(j) are issued
+ *                together; softmax of S(j+1) runs while P(j) V(j) is still in the tensor
+ *                cores. Ping-pong: the two consumers take turns issuing their GEMMs (named
+ *                barriers), so one warpgroup's softmax overlaps the other's GEMMs.
+ * Key blocks are visited from the last to the first, so the blocks that need the mask
+ * (the partial last block, the causal diagonal) come first and the rest run mask-free.
+ * Out-of-range rows of Q, K, V are zero-filled by TMA; keys >= Nk are masked.
+ *
+ * Only sm_90a has wgmma/setmaxnreg/TMA: on other architectures the kernel body is empty
+ * and the launcher refuses to run it (TETRA_ERR_UNSUPPORTED), also when the binary in
+ * use was not built for sm_90a (cudaFuncGetAttributes). The tensor maps are encoded on
+ * the host with cuTensorMapEncodeTiled fetched through cudaGetDriverEntryPointByVersion,
+ * so libtetra does not link libcuda. */
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "common.cuh"
+#include "launch.h"
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define TETRA_SM90_DEVICE 1
+#else
+#define TETRA_SM90_DEVICE 0
+#endif
+
+namespace {
+
+constexpr int kBlockM = 128;        /* query rows per CTA: 2 consumer warpgroups x 64 */
+constexpr int kBlockN = 128;        /* keys per K/V tile */
+constexpr int kThreads = 384;       /* producer + 2 consumer warpgroups */
+constexpr int kSwizzleCols = 64;    /* 16-bit elements per 128-byte swizzle row */
+
+struct Sm90Params {
+    uint16_t *o;
+    float *lse;
+    int64_t os[3];          /* element strides of O: B, N, H */
+    int batch, nq, nk, hq, group;
+    int causal_offset;      /* nk - nq: query i sees keys j <= i + offset */
+    int num_qblocks;
+    float scale_log2;       /* scale * log2(e) */
+};
+
+/* The three TMA descriptors live in the kernel's parameter space (__grid_constant__),
+ * which is where cp.async.bulk.tensor may read them from. */
+struct Sm90Maps {
+    CUtensorMap q, k, v;
+};
+
+/* Shared memory: tiles first (each 1024-byte aligned, as the 128B swizzle pattern
+ * repeats every 8 rows of 128 bytes), then the mbarriers. A tile of R rows and D
+ * columns is stored as D/64 column blocks of R rows x 128 bytes, which is what one TMA
+ * box of {64, R} with CU_TENSOR_MAP_SWIZZLE_128B writes and what wgmma's 128B-swizzle
+ * descriptors read. */
+template <int D> struct Sm90Smem {
+    /* K/V ring depth: 2 stages of 128 keys at D=128 (160 KB with Q), 3 at D=64 (112 KB) */
+    static constexpr int kStages = D == 128 ? 2 : 3;
+    static constexpr int kTileQ = kBlockM * D * 2;
+    static constexpr int kTileKV = kBlockN * D * 2;
+    static constexpr int kQ = 0;
+    static constexpr int kK = kQ + kTileQ;
+    static constexpr int kV = kK + kStages * kTileKV;
+    static constexpr int kBar = kV + kStages * kTileKV;
+    /* barriers: q, fullK[kStages], fullV[kStages], emptyK[kStages], emptyV[kStages] */
+    static constexpr int kBytes = kBar + 8 * (1 + 4 * kStages);
+    static constexpr int kAlloc = kBytes + 1024; /* room to align the dynamic base */
+};
+static_assert(Sm90Smem<128>::kAlloc <= 227 * 1024 && Sm90Smem<64>::kAlloc <= 227 * 1024,
+              "shared memory over the sm_90 limit");
+
+#if TETRA_SM90_DEVICE
+/* ------------------------------------------------------------ PTX wrappers (sm_90a) */
+
+/* setmaxnreg targets: 128 * 24 + 256 * 240 = 64512 <= 65536 registers */
+constexpr int kProducerRegs = 24;
+constexpr int kConsumerRegs = 240;
+
+__device__ __forceinline__ uint32_t smem_u32(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
+
+__device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+/* Wait until the phase with this parity has completed. */
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+    uint32_t done;
+    do {
+        asm volatile("{\n.reg .pred p;\n"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+/* One TMA box of the 4-D tensor {D, N, H, B} at coordinates {c0, c1, c2, c3}. */
+__device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap *map, uint32_t bar, int c0,
+                                            int c1, int c2, int c3) {
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+                 "[%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst),
+                 "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+                 : "memory");
+}
+
+__device__ __forceinline__ void named_bar_sync(int id, int count) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+__device__ __forceinline__ void named_bar_arrive(int id, int count) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void wgmma_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+/* Pin accumulator registers at this point of the program: the compiler must not move
+ * reads or writes of them across an asynchronous wgmma's issue or wait. */
+template <int N> __device__ __forceinline__ void fence_regs(float (&r)[N]) {
+#pragma unroll
+    for (int i = 0; i < N; i++) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N> __device__ __forceinline__ void fence_regs(uint32_t (&r)[N][4]) {
+#pragma unroll
+    for (int i = 0; i < N; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) asm volatile("" : "+r"(r[i][j])::"memory");
+}
+
+/* Shared-memory matrix descriptor, 128-byte swizzle. lbo/sbo in bytes. */
+__device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
+    return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)(lbo >> 4) << 16) | ((uint64_t)(sbo >> 4) << 32) |
+           (1ull << 62);
+}
+
+#define ACC8(d, i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), \
+                   "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+
+/* d[64x128] (+)= A[64x16] * B[16x128], A and B K-major in shared memory. accumulate = 0
+ * overwrites d (the first k-step of S = Q K^T). */
+template <bool BF16>
+__device__ __forceinline__ void wgmma_ss_n128(float d[64], uint64_t da, uint64_t db, int accumulate) {
+    if (BF16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
+                     "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
+                     "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"
+                     "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+                     "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+                     : ACC8(d, 0), ACC8(d, 8), ACC8(d, 16), ACC8(d, 24), ACC8(d, 32), ACC8(d, 40), ACC8(d, 48), ACC8(d, 56)
+                     : "l"(da), "l"(db), "r"(accumulate));
+    else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
+                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
+                     "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
+                     "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"
+                     "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+                     "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+                     : ACC8(d, 0), ACC8(d, 8), ACC8(d, 16), ACC8(d, 24), ACC8(d, 32), ACC8(d, 40), ACC8(d, 48), ACC8(d, 56)
+                     : "l"(da), "l"(db), "r"(accumulate));
+}
+
+/* d[64x128] += A[64x16] * B[16x128]: A in registers (mma.sync A-fragment layout per warp),
+ * B MN-major in shared memory (the transpose bit). */
+template <bool BF16>
+__device__ __forceinline__ void wgmma_rs_n128(float d[64], const uint32_t a[4], uint64_t db) {
+    if (BF16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
+                     "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
+                     "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"
+                     "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+                     "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+                     : ACC8(d, 0), ACC8(d, 8), ACC8(d, 16), ACC8(d, 24), ACC8(d, 32), ACC8(d, 40), ACC8(d, 48), ACC8(d, 56)
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
+    else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
+                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
+                     "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
+                     "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"
+                     "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+                     "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+                     : ACC8(d, 0), ACC8(d, 8), ACC8(d, 16), ACC8(d, 24), ACC8(d, 32), ACC8(d, 40), ACC8(d, 48), ACC8(d, 56)
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
+}
+
+/* d[64x64] += A[64x16] * B[16x64]: A in registers (mma.sync A-fragment layout per warp),
+ * B MN-major in shared memory (the transpose bit). */
+template <bool BF16>
+__device__ __forceinline__ void wgmma_rs_n64(float d[32], const uint32_t a[4], uint64_t db) {
+    if (BF16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
+                     "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
+                     "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+                     : ACC8(d, 0), ACC8(d, 8), ACC8(d, 16), ACC8(d, 24)
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
+    else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
+                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
+                     "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
+                     "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+                     : ACC8(d, 0), ACC8(d, 8), ACC8(d, 16), ACC8(d, 24)
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
+}
+
+#undef ACC8
+
+/* Two floats -> one register of two BF16/FP16 (round to nearest even), lo in bits 0-15. */
+template <bool BF16> __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+    uint32_t r;
+    if (BF16) {
+        __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+        r = *reinterpret_cast<uint32_t *>(&h);
+    } else {
+        __half2 h = __floats2half2_rn(lo, hi);
+        r = *reinterpret_cast<uint32_t *>(&h);
+    }
+    return r;
+}
+
+/* S[64 x 128] = Q[64 x D] K[128 x D]^T for this warpgroup's 64 query rows. A k-step of 16
+ * columns is 32 bytes inside a 128-byte swizzle row: the descriptor start advances by
+ * 32 bytes (the hardware applies the swizzle to the computed address), and by one
+ * column block (rows x 128 bytes) every 4 k-steps. SBO = 1024: 8 rows x 128 bytes. */
+template <int D, bool BF16>
+__device__ __forceinline__ void gemm_qk(float (&s)[64], uint32_t sq, uint32_t sk) {
+#pragma unroll
+    for (int ks = 0; ks < D / 16; ks++) {
+        wgmma_ss_n128<BF16>(s, smem_desc(sq + (ks / 4) * kBlockM * 128 + (ks % 4) * 32, 16, 1024),
+                            smem_desc(sk + (ks / 4) * kBlockN * 128 + (ks % 4) * 32, 16, 1024), ks > 0);
+    }
+}
+
+/* O[64 x D] += P[64 x 128] V[128 x D]. V is stored key-major ([key][d], d contiguous), so
+ * it is the MN-major B operand: in the 128B-swizzle canonical layout, SBO = 1024 steps 8
+ * keys, LBO = kBlockN * 128 steps to the next 64-column block of d. A k-step of 16 keys
+ * is 16 rows = 2048 bytes. */
+template <int D, bool BF16>
+__device__ __forceinline__ void gemm_pv(float (&o)[D / 2], const uint32_t (&pf)[kBlockN / 16][4], uint32_t sv) {
+#pragma unroll
+    for (int kk = 0; kk < kBlockN / 16; kk++) {
+        const uint64_t db = smem_desc(sv + kk * 16 * 128, kBlockN * 128, 1024);
+        if constexpr (D == 128)
+            wgmma_rs_n128<BF16>(o, pf[kk], db);
+        else
+            wgmma_rs_n64<BF16>(o, pf[kk], db);
+    }
+}
+
+/* Online softmax of this thread's part of a 64x128 score tile (accumulator layout: register
+ * 4*nt + e holds row g + 8*(e >> 1), column 8*nt + 2*t4 + (e & 1) of the warp's 16 rows).
+ * Scores become probabilities in place; m (log2 domain) and l (this thread's partial row
+ * sums) are updated and alpha returns the factor the O accumulators must be rescaled by
+ * (applied later: O may still be in flight in the tensor cores). */
+template <bool CAUSAL, bool MASK>
+__device__ __forceinline__ void softmax_step(float (&s)[64], float (&m)[2], float (&l)[2], float (&alpha)[2],
+                                             const Sm90Params &p, int row0, int key0) {
+    const int t4 = threadIdx.x & 3;
+#pragma unroll
+    for (int nt = 0; nt < 16; nt++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            float x = s[4 * nt + e] * p.scale_log2;
+            if (MASK) {
+                const int row = row0 + (e >= 2 ? 8 : 0);
+                const int key = key0 + nt * 8 + 2 * t4 + (e & 1);
+                bool visible = key < p.nk;
+                if (CAUSAL) visible = visible && key <= row + p.causal_offset;
+                if (!visible) x = -INFINITY;
+            }
+            s[4 * nt + e] = x;
+        }
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        float mx = m[h];
+#pragma unroll
+        for (int nt = 0; nt < 16; nt++) mx = fmaxf(mx, fmaxf(s[4 * nt + 2 * h], s[4 * nt + 2 * h + 1]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        /* A row with no visible key so far keeps m = -inf; subtract 0 so that no
+         * -inf - -inf NaN appears: its p and alpha are 0. */
+        const float base = mx == -INFINITY ? 0.0f : mx;
+        float sum = 0.0f;
+        alpha[h] = exp2f(m[h] - base);
+        m[h] = mx;
+#pragma unroll
+        for (int nt = 0; nt < 16; nt++) {
+            s[4 * nt + 2 * h] = exp2f(s[4 * nt + 2 * h] - base);
+            s[4 * nt + 2 * h + 1] = exp2f(s[4 * nt + 2 * h + 1] - base);
+            sum += s[4 * nt + 2 * h] + s[4 * nt + 2 * h + 1];
+        }
+        l[h] = l[h] * alpha[h] + sum;
+    }
+}
+
+/* The S accumulators of n-tiles 2kk and 2kk+1 are exactly wgmma's register A fragment
+ * for keys 16kk..16kk+15: round to the input dtype in place, no shared-memory trip. */
+template <bool BF16>
+__device__ __forceinline__ void scores_to_operand(const float (&s)[64], uint32_t (&pf)[kBlockN / 16][4]) {
+#pragma unroll
+    for (int kk = 0; kk < kBlockN / 16; kk++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) pf[kk][j] = pack2<BF16>(s[8 * kk + 2 * j], s[8 * kk + 2 * j + 1]);
+}
+
+template <bool CAUSAL>
+__device__ __forceinline__ bool block_needs_mask(const Sm90Params &p, int kb, int first_row) {
+    const int last_key = (kb + 1) * kBlockN - 1;
+    return last_key >= p.nk || (CAUSAL && last_key > first_row + p.causal_offset);
+}
+#endif /* TETRA_SM90_DEVICE */
+
+enum { kBarTurn0 = 1 }; /* named barriers 1 and 2: consumer 0's and consumer 1's turn */
+
+template <int D, bool BF16, bool CAUSAL>
+__global__ void __launch_bounds__(kThreads, 1)
+    attention_fwd_sm90(const __grid_constant__ Sm90Maps maps, const Sm90Params p) {
+#if TETRA_SM90_DEVICE
+    using L = Sm90Smem<D>;
+    extern __shared__ uint8_t smem_raw[];
+    const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;
+    const uint32_t sQ = base + L::kQ, sK = base + L::kK, sV = base + L::kV, bars = base + L::kBar;
+    const uint32_t bar_q = bars;
+    constexpr int kStages = L::kStages;
+#define FULL_K(st) (bars + 8u * (1u + (uint32_t)(st)))
+#define FULL_V(st) (bars + 8u * (1u + kStages + (uint32_t)(st)))
+#define EMPTY_K(st) (bars + 8u * (1u + 2u * kStages + (uint32_t)(st)))
+#define EMPTY_V(st) (bars + 8u * (1u + 3u * kStages + (uint32_t)(st)))
+    const int tid = threadIdx.x, warp = (tid / 32) % 4, lane = tid & 31;
+    /* shfl makes the warpgroup index visibly warp-uniform to the compiler, so the
+     * consumer branch does not count as divergent (ptxas would serialize wgmma there). */
+    const int wg = __shfl_sync(0xffffffffu, tid / 128, 0);
+
+    /* Heaviest first (LPT): CTA i takes query block num_qblocks - 1 - i / (B*Hq). */
+    const int bh_count = p.batch * p.hq;
+    const int qb = p.num_qblocks - 1 - (int)(blockIdx.x / bh_count);
+    const int bh = (int)(blockIdx.x % bh_count);
+    const int b = bh / p.hq, h = bh % p.hq, hk = h / p.group;
+    const int q0 = qb * kBlockM;
+
+    int nkb = (p.nk + kBlockN - 1) / kBlockN;
+    if (CAUSAL) {
+        const int last_key = q0 + kBlockM - 1 + p.causal_offset; /* of the tile's last row */
+        nkb = last_key < 0 ? 0 : min(nkb, last_key / kBlockN + 1);
+    }
+
+    if (tid == 0) {
+        mbar_init(bar_q, 1);
+        for (int st = 0; st < kStages; st++) {
+            mbar_init(FULL_K(st), 1);
+            mbar_init(FULL_V(st), 1);
+            mbar_init(EMPTY_K(st), 8); /* every consumer warp releases the stage */
+            mbar_init(EMPTY_V(st), 8);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        /* ---------------- producer */
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
+        if (tid == 0 && nkb > 0) {
+            mbar_expect_tx(bar_q, L::kTileQ);
+#pragma unroll
+            for (int c = 0; c < D / kSwizzleCols; c++)
+                tma_load_4d(sQ + c * kBlockM * 128, &maps.q, bar_q, c * kSwizzleCols, q0, h, b);
+            for (int i = 0; i < nkb; i++) {
+                const int kb = nkb - 1 - i, st = i % kStages;
+                /* a fresh barrier counts its (nonexistent) previous phase as complete. K
+                 * and V are released separately: K right after S = Q K^T, V after P V, so
+                 * the next K load starts about one GEMM earlier. */
+                mbar_wait(EMPTY_K(st), ((i / kStages) & 1) ^ 1);
+                mbar_expect_tx(FULL_K(st), L::kTileKV);
+#pragma unroll
+                for (int c = 0; c < D / kSwizzleCols; c++)
+                    tma_load_4d(sK + st * L::kTileKV + c * kBlockN * 128, &maps.k, FULL_K(st),
+                                c * kSwizzleCols, kb * kBlockN, hk, b);
+                mbar_wait(EMPTY_V(st), ((i / kStages) & 1) ^ 1);
+                mbar_expect_tx(FULL_V(st), L::kTileKV);
+#pragma unroll
+                for (int c = 0; c < D / kSwizzleCols; c++)
+                    tma_load_4d(sV + st * L::kTileKV + c * kBlockN * 128, &maps.v, FULL_V(st),
+                                c * kSwizzleCols, kb * kBlockN, hk, b);
+            }
+        }
+        return;
+    }
+
+    /* ---------------- consumers */
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
+    const int wc = wg - 1;                        /* consumer 0 or 1 */
+    const int first_row = q0 + wc * 64;           /* this warpgroup's first query row */
+    const int row0 = first_row + warp * 16 + (lane >> 2);
+    float o[D / 2];
+#pragma unroll
+    for (int i = 0; i < D / 2; i++) o[i] = 0.0f;
+    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
+
+    if (nkb > 0) {
+        const uint32_t sq = sQ + wc * 64 * 128; /* this warpgroup's rows in each column block */
+        float s[64], alpha[2];
+        uint32_t pf[kBlockN / 16][4];
+        const int my_turn = kBarTurn0 + wc, other_turn = kBarTurn0 + 1 - wc;
+
+        /* Ping-pong: a consumer issues its GEMMs only in its turn (bar.sync on its own
+         * barrier), then hands the turn over (bar.arrive on the other's). Consumer 0
+         * starts; consumer 1 skips its last hand-over so every arrive meets a sync. */
+        if (wc == 1) named_bar_arrive(other_turn, 256);
+        mbar_wait(bar_q, 0);
+
+        /* first key block (the last one, kb = nkb - 1): S only */
+        named_bar_sync(my_turn, 256);
+        mbar_wait(FULL_K(0), 0);
+        wgmma_fence();
+        gemm_qk<D, BF16>(s, sq, sK);
+        wgmma_commit();
+        if (!(wc == 1 && nkb == 1)) named_bar_arrive(other_turn, 256);
+        wgmma_wait<0>();
+        fence_regs(s);
+        if (lane == 0) mbar_arrive(EMPTY_K(0));
+        if (block_needs_mask<CAUSAL>(p, nkb - 1, first_row))
+            softmax_step<CAUSAL, true>(s, m, l, alpha, p, row0, (nkb - 1) * kBlockN);
+        else
+            softmax_step<CAUSAL, false>(s, m, l, alpha, p, row0, (nkb - 1) * kBlockN);
+        scores_to_operand<BF16>(s, pf);
+
+        for (int i = 1; i < nkb; i++) {
+            const int kb = nkb - 1 - i, st = i % kStages, sp = (i - 1) % kStages;
+            named_bar_sync(my_turn, 256);
+            mbar_wait(FULL_K(st), (i / kStages) & 1);
+            wgmma_fence();
+            gemm_qk<D, BF16>(s, sq, sK + st * L::kTileKV);
+            wgmma_commit();
+            mbar_wait(FULL_V(sp), ((i - 1) / kStages) & 1);
+            gemm_pv<D, BF16>(o, pf, sV + sp * L::kTileKV);
+            wgmma_commit();
+            if (!(wc == 1 && i == nkb - 1)) named_bar_arrive(other_turn, 256);
+            wgmma_wait<1>(); /* S(i) landed; P(i-1) V(i-1) may still run */
+            fence_regs(s);
+            if (lane == 0) mbar_arrive(EMPTY_K(st)); /* this warp is done with K(st) */
+            if (block_needs_mask<CAUSAL>(p, kb, first_row))
+                softmax_step<CAUSAL, true>(s, m, l, alpha, p, row0, kb * kBlockN);
+            else
+                softmax_step<CAUSAL, false>(s, m, l, alpha, p, row0, kb * kBlockN);
+            wgmma_wait<0>();
+            fence_regs(o);
+            fence_regs(pf);
+            if (lane == 0) mbar_arrive(EMPTY_V(sp)); /* this warp is done with V(sp) */
+#pragma unroll
+            for (int dt = 0; dt < D / 8; dt++) {
+                o[4 * dt + 0] *= alpha[0];
+                o[4 * dt + 1] *= alpha[0];
+                o[4 * dt + 2] *= alpha[1];
+                o[4 * dt + 3] *= alpha[1];
+            }
+            scores_to_operand<BF16>(s, pf);
+        }
+
+        const int last = nkb - 1, sl = last % kStages;
+        mbar_wait(FULL_V(sl), (last / kStages) & 1);
+        wgmma_fence();
+        gemm_pv<D, BF16>(o, pf, sV + sl * L::kTileKV);
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_regs(o);
+    }
+#undef FULL_K
+#undef FULL_V
+#undef EMPTY_K
+#undef EMPTY_V
+
+    /* Epilogue: finish the row sums across the quad, normalise, store (a row that saw no
+     * key has l = 0: O = 0, lse = -inf). */
+    const int t4 = lane & 3;
+    uint16_t *obase = p.o + b * p.os[0] + h * p.os[2];
+#pragma unroll
+    for (int hh = 0; hh < 2; hh++) {
+        float sum = l[hh];
+        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+        const int row = row0 + hh * 8;
+        const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+        if (row < p.nq) {
+            uint16_t *orow = obase + (int64_t)row * p.os[1] + 2 * t4;
+#pragma unroll
+            for (int dt = 0; dt < D / 8; dt++)
+                *reinterpret_cast<uint32_t *>(orow + dt * 8) =
+                    pack2<BF16>(o[4 * dt + 2 * hh] * inv, o[4 * dt + 2 * hh + 1] * inv);
+            if (p.lse && t4 == 0)
+                p.lse[((int64_t)b * p.hq + h) * p.nq + row] =
+                    sum > 0.0f ? (m[hh] + log2f(sum)) * 0.69314718055994531f : -INFINITY;
+        }
+    }
+#elif defined(__CUDA_ARCH__)
+    /* No wgmma here: the launcher never launches this (it checks the device and the
+     * binary); if that is ever bypassed, fail loudly instead of returning garbage. */
+    __trap();
+#endif /* TETRA_SM90_DEVICE */
+}
+
+/* ------------------------------------------------------------ host side */
+
+typedef PFN_cuTensorMapEncodeTiled_v12000 EncodeTiledFn;
+
+EncodeTiledFn load_encode_tiled() {
+    void *fn = nullptr;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) !=
+            cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+        (void)cudaGetLastError();
+        return nullptr;
+    }
+    return (EncodeTiledFn)fn;
+}
+
+/* The TMA view of one [B, N, H, D] tensor: a 4-D tensor {D, N, H, B} (innermost first)
+ * with the tensor's own strides, a box of {64, rows, 1, 1} and the 128-byte swizzle.
+ * Rows past N read as zeros. */
+tetra_status encode_map(EncodeTiledFn encode, CUtensorMap *map, const char *name, const void *ptr,
+                        tetra_dtype dt, int64_t B, int64_t N, int64_t H, int64_t D, const int64_t s[3],
+                        int rows) {
+    const int64_t ext[3] = {B, N, H};
+    const cuuint64_t dims[4] = {(cuuint64_t)D, (cuuint64_t)N, (cuuint64_t)H, (cuuint64_t)B};
+    cuuint64_t strides[3]; /* bytes, of dims 1..3: N, H, B */
+    const int order[3] = {1, 2, 0};
+    const cuuint32_t box[4] = {(cuuint32_t)kSwizzleCols, (cuuint32_t)rows, 1, 1};
+    const cuuint32_t estride[4] = {1, 1, 1, 1};
+    for (int i = 0; i < 3; i++) {
+        const int d = order[i];
+        int64_t st = s[d];
+        /* a dimension of extent 1 is never stepped: any legal stride describes it */
+        if (ext[d] == 1 && st % 8) st += 8 - st % 8;
+        if (st % 8 || st * 2 >= ((int64_t)1 << 40))
+            return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                              "attention path 3 needs args.%s_strides[%d] = %lld to be a multiple of 8 "
+                              "elements (16 bytes) and below 2^39 (TMA)",
+                              name, d, (long long)s[d]);
+        strides[i] = (cuuint64_t)(st * 2);
+    }
+    const CUresult r =
+        encode(map, dt == TETRA_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4,
+               const_cast<void *>(ptr), dims, strides, box, estride, CU_TENSOR_MAP_INTERLEAVE_NONE,
+               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "attention path 3: cuTensorMapEncodeTiled refused args.%s (CUresult %d)", name, (int)r);
+    return TETRA_OK;
+}
+
+template <int D, bool BF16, bool CAUSAL>
+tetra_status launch_config(tetra_context *ctx, const Sm90Maps &maps, const Sm90Params &p, int64_t ctas) {
+    auto kernel = attention_fwd_sm90<D, BF16, CAUSAL>;
+    constexpr int smem = Sm90Smem<D>::kAlloc;
+    cudaFuncAttributes attr;
+    TETRA_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
+    /* The body exists only in sm_90a code; a binary built without it must not run. */
+    if (attr.binaryVersion != 90 || attr.ptxVersion < 90)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "attention path 3: this build of libtetra has no sm_90a code (binary sm_%d, "
+                          "ptx %d); build with CMAKE_CUDA_ARCHITECTURES containing 90a",
+                          attr.binaryVersion, attr.ptxVersion);
+    TETRA_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    kernel<<<(unsigned)ctas, kThreads, smem, (cudaStream_t)ctx->stream>>>(maps, p);
+    TETRA_LAUNCH_CHECK();
+    return TETRA_OK;
+}
+
+} // namespace
+
+/* The arguments arrive validated with strides and scale resolved (attention_api.c). */
+extern "C" tetra_status tetra_launch_attention_sm90(tetra_context *ctx, const tetra_attention_args *a) {
+    static const char *tensor[4] = {"q", "k", "v", "o"};
+    const void *ptr[4] = {a->q, a->k, a->v, a->o};
+    const int64_t *strides[4] = {a->q_strides, a->k_strides, a->v_strides, a->o_strides};
+    static const EncodeTiledFn encode = load_encode_tiled();
+    tetra_status st;
+    if (ctx->sm_major != 9 || ctx->sm_minor != 0)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "attention path 3 (wgmma) needs an sm_90 device; this one is sm_%d%d",
+                          ctx->sm_major, ctx->sm_minor);
+    if (!encode)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "attention path 3: the driver does not provide cuTensorMapEncodeTiled");
+    for (int t = 0; t < 4; t++)
+        if (!tetra_aligned(ptr[t], 16))
+            return tetra_fail(TETRA_ERR_UNSUPPORTED, "attention path 3 needs args.%s 16-byte aligned (it is %p)",
+                              tensor[t], ptr[t]);
+    /* O is stored with 4-byte stores from registers: even strides suffice, but keep the
+     * same rule as the inputs. */
+    {
+        const int64_t ext[3] = {a->batch, a->seqlen_q, a->heads_q};
+        for (int i = 0; i < 3; i++)
+            if (ext[i] > 1 && strides[3][i] % 8)
+                return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                                  "attention path 3 needs args.o_strides[%d] = %lld to be a multiple of 8 "
+                                  "elements (16 bytes)",
+                                  i, (long long)strides[3][i]);
+    }
+    Sm90Maps maps;
+    if ((st = encode_map(encode, &maps.q, "q", a->q, a->dtype, a->batch, a->seqlen_q, a->heads_q, a->head_dim,
+                         a->q_strides, kBlockM)) != TETRA_OK)
+        return st;
+    if ((st = encode_map(encode, &maps.k, "k", a->k, a->dtype, a->batch, a->seqlen_k, a->heads_kv, a->head_dim,
+                         a->k_strides, kBlockN)) != TETRA_OK)
+        return st;
+    if ((st = encode_map(encode, &maps.v, "v", a->v, a->dtype, a->batch, a->seqlen_k, a->heads_kv, a->head_dim,
+                         a->v_strides, kBlockN)) != TETRA_OK)
+        return st;
+
+    Sm90Params p;
+    p.o = (uint16_t *)a->o;
+    p.lse = a->lse;
+    for (int i = 0; i < 3; i++) p.os[i] = a->o_strides[i];
+    p.batch = (int)a->batch;
+    p.nq = (int)a->seqlen_q;
+    p.nk = (int)a->seqlen_k;
+    p.hq = (int)a->heads_q;
+    p.group = (int)(a->heads_q / a->heads_kv);
+    p.causal_offset = (int)(a->seqlen_k - a->seqlen_q);
+    p.num_qblocks = (int)((a->seqlen_q + kBlockM - 1) / kBlockM);
+    p.scale_log2 = (float)((double)a->scale * 1.4426950408889634);
+    const int64_t ctas = (int64_t)p.num_qblocks * a->batch * a->heads_q;
+    if (ctas > INT32_MAX || a->batch * a->heads_q > INT32_MAX)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "attention path 3: %lld CTAs exceed the grid limit",
+                          (long long)ctas);
+
+    const bool bf16 = a->dtype == TETRA_DTYPE_BF16, causal = a->causal != 0;
+    if (a->head_dim == 64) {
+        if (bf16) return causal ? launch_config<64, true, true>(ctx, maps, p, ctas)
+                                : launch_config<64, true, false>(ctx, maps, p, ctas);
+        return causal ? launch_config<64, false, true>(ctx, maps, p, ctas)
+                      : launch_config<64, false, false>(ctx, maps, p, ctas);
+    }
+    if (bf16) return causal ? launch_config<128, true, true>(ctx, maps, p, ctas)
+                            : launch_config<128, true, false>(ctx, maps, p, ctas);
+    return causal ? launch_config<128, false, true>(ctx, maps, p, ctas)
+                  : launch_config<128, false, false>(ctx, maps, p, ctas);
+}
