@@ -63,6 +63,8 @@ static void usage(FILE *f) {
         "  --blocks N           ABBA/BAAB blocks per row (default 20)\n"
         "  --max-samples N      samples per segment at most (default 5)\n"
         "  --segment-ms X       target time per segment (default 2)\n"
+        "  --graph-below-us X   time calls shorter than X us as CUDA-graph replays (default 20;\n"
+        "                       raise it for decode shapes, where host launch cost is not the kernel's)\n"
         "  --warmup-ms X        warm-up per arm (default 50)\n"
         "  --seed S             input seed (default 1)\n"
         "  --scale-layout L     linear|swizzled NVFP4 scales for tetra arms (default swizzled)\n"
@@ -102,6 +104,9 @@ static int parse(int argc, char **argv, int first, args *a) {
             i++;
         } else if (!strcmp(o, "--segment-ms")) {
             if (parse_double(o, v, 0.01, 1000, &a->o.segment_ms)) return -1;
+            i++;
+        } else if (!strcmp(o, "--graph-below-us")) {
+            if (parse_double(o, v, 0, 1e6, &a->o.graph_below_us)) return -1;
             i++;
         } else if (!strcmp(o, "--warmup-ms")) {
             if (parse_double(o, v, 0, 10000, &a->o.warmup_ms)) return -1;
@@ -258,7 +263,7 @@ static void join_cmdline(int argc, char **argv, char *out, size_t len) {
  * median ratio, NaN on failure. Also returns the CI when lo/hi are given. */
 static double row_in_fresh_process(const args *a, const bench_arm *A, const bench_arm *B, const bench_shape *sh,
                                    double *lo, double *hi) {
-    char shape[96], blocks[16], samples[16], seg[32], warm[32], seed[32], macs[32], tmp[256], err[256];
+    char shape[96], blocks[16], samples[16], seg[32], warm[32], seed[32], macs[32], gb[32], tmp[256], err[256];
     pid_t pid;
     int status = 0;
     double r = NAN;
@@ -268,6 +273,7 @@ static double row_in_fresh_process(const args *a, const bench_arm *A, const benc
     snprintf(samples, sizeof samples, "%d", a->o.max_samples);
     snprintf(seg, sizeof seg, "%g", a->o.segment_ms);
     snprintf(warm, sizeof warm, "%g", a->o.warmup_ms);
+    snprintf(gb, sizeof gb, "%g", a->o.graph_below_us);
     snprintf(seed, sizeof seed, "%lld", a->seed);
     snprintf(macs, sizeof macs, "%lld", a->oracle_macs);
     snprintf(tmp, sizeof tmp, "/tmp/tetra-row-%ld-%d.json", (long)getpid(), rand());
@@ -276,7 +282,7 @@ static double row_in_fresh_process(const args *a, const bench_arm *A, const benc
     if (pid == 0) {
         char *argv[] = {(char *)"tetra", (char *)"bench", (char *)"__row", (char *)"--a", (char *)A->name,
                         (char *)"--b", (char *)B->name, (char *)"--shape", shape, (char *)"--blocks", blocks,
-                        (char *)"--max-samples", samples, (char *)"--segment-ms", seg, (char *)"--warmup-ms", warm,
+                        (char *)"--max-samples", samples, (char *)"--segment-ms", seg, (char *)"--warmup-ms", warm, (char *)"--graph-below-us", gb,
                         (char *)"--seed", seed, (char *)"--oracle-macs", macs, (char *)"--scale-layout",
                         (char *)(a->layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled"), (char *)"--row-out", tmp,
                         NULL};
@@ -560,8 +566,8 @@ static int cmd_sweep(int argc, char **argv) {
             snprintf(msg, sizeof msg, "%s vs %s %s", Bs[j]->name, A->name, sh);
             progress(r, nrows, msg);
             bench_run_row(&s, &a.o, &shapes.v[i], A, Bs[j], row);
-            snprintf(row->cmd, sizeof row->cmd, "tetra bench --a %s --b %s --shape %s --blocks %d --seed %lld%s%s%s%s",
-                     A->name, Bs[j]->name, sh, a.o.blocks, a.seed, a.calibration ? " --calibration " : "",
+            snprintf(row->cmd, sizeof row->cmd, "tetra bench --a %s --b %s --shape %s --blocks %d --seed %lld --graph-below-us %g%s%s%s%s",
+                     A->name, Bs[j]->name, sh, a.o.blocks, a.seed, a.o.graph_below_us, a.calibration ? " --calibration " : "",
                      a.calibration ? a.calibration : "", a.ceilings ? " --ceilings " : "", a.ceilings ? a.ceilings : "");
             if (row->status == BENCH_OK) {
                 bench_row_derive(row, &ceil);
