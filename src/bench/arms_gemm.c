@@ -207,7 +207,9 @@ static double time_algo(gemm_state *s, const cublasLtMatmulAlgo_t *algo, int rep
     return bench_median(t, n);
 }
 
-static int lt_prepare(gemm_state *s, char *msg, size_t len) {
+/* fp8_alpha_only: give cuBLASLt the FP8 tensor scales folded into alpha instead of as
+ * scale pointers (a second configuration, tried when the first is refused). */
+static int lt_prepare_config(gemm_state *s, char *msg, size_t len, int fp8_alpha_only) {
     cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
     cudaDataType_t in_t = CUDA_R_16BF;
     int64_t kk = s->kind == K_BROKEN ? s->k - 16 : s->k;
@@ -218,10 +220,11 @@ static int lt_prepare(gemm_state *s, char *msg, size_t len) {
     if (s->kind == K_LT_FP8) in_t = CUDA_R_8F_E4M3;
     if (s->kind == K_LT_NVFP4) in_t = CUDA_R_4F_E2M1;
     s->alpha = s->kind == K_LT_NVFP4 ? G_ACT_NVFP4 * G_WEIGHTS : 1.0f;
+    if (s->kind == K_LT_FP8 && fp8_alpha_only) s->alpha = FP8_SCALE_A * FP8_SCALE_B;
     if ((st = cublasLtMatmulDescCreate(&s->op, CUBLAS_COMPUTE_32F, CUDA_R_32F)) != CUBLAS_STATUS_SUCCESS) goto lt_fail;
     cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
     cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
-    if (s->kind == K_LT_FP8) {
+    if (s->kind == K_LT_FP8 && !fp8_alpha_only) {
         float *sa = s->fp8_scales, *sb = s->fp8_scales + 1;
         /* cuBLAS's A is our B (weights) and vice versa */
         cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sb, sizeof sb);
@@ -284,6 +287,31 @@ static int lt_prepare(gemm_state *s, char *msg, size_t len) {
 lt_fail:
     bench_set_msg(msg, len, "cuBLASLt setup failed (status %d)", (int)st);
     return st == CUBLAS_STATUS_NOT_SUPPORTED ? BENCH_UNSUPPORTED : BENCH_ERROR;
+}
+
+static void lt_release(gemm_state *s) {
+    if (s->la) cublasLtMatrixLayoutDestroy(s->la);
+    if (s->lb) cublasLtMatrixLayoutDestroy(s->lb);
+    if (s->lc) cublasLtMatrixLayoutDestroy(s->lc);
+    if (s->op) cublasLtMatmulDescDestroy(s->op);
+    s->la = s->lb = s->lc = NULL;
+    s->op = NULL;
+}
+
+static int lt_prepare(gemm_state *s, char *msg, size_t len) {
+    int rc = lt_prepare_config(s, msg, len, 0);
+    if (rc == BENCH_UNSUPPORTED && s->kind == K_LT_FP8) {
+        char first[256];
+        snprintf(first, sizeof first, "%s", msg);
+        lt_release(s);
+        rc = lt_prepare_config(s, msg, len, 1);
+        if (rc == BENCH_OK) {
+            size_t used = strlen(s->note);
+            snprintf(s->note + used, sizeof s->note - used,
+                     "; FP8 scales folded into alpha (scale pointers refused: %s)", first);
+        }
+    }
+    return rc;
 }
 
 static int gemm_setup(gemm_kind kind, const bench_env *env, const bench_shape *sh, void **out, char *msg,
