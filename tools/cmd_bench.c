@@ -168,7 +168,7 @@ static int resolve_arms(const char *list, const bench_arm **out, int cap) {
     return n;
 }
 
-static int resolve_shapes(const args *a, bench_shapes *s, const char *dflt_set) {
+static int collect_shapes(const args *a, bench_shapes *s, const char *dflt_set) {
     char err[512], path[4096];
     if (a->shape_list) {
         char buf[4096], *save = NULL, *tok;
@@ -221,6 +221,14 @@ static int resolve_shapes(const args *a, bench_shapes *s, const char *dflt_set) 
             return -1;
         }
     return 0;
+}
+
+/* collect_shapes, releasing what it gathered when it fails (usage errors exit 2 without
+ * leaks, which the sanitizer build checks) */
+static int resolve_shapes(const args *a, bench_shapes *s, const char *dflt_set) {
+    int rc = collect_shapes(a, s, dflt_set);
+    if (rc) bench_shapes_free(s);
+    return rc;
 }
 
 static int load_t_noise(const char *path, double *t) {
