@@ -445,13 +445,16 @@ static int cmd_calibrate(int argc, char **argv) {
     /* default: one CUDA-graph-timed shape and one event-timed shape */
     if (!a.shape_list && !a.sets && !a.m_list && !a.n_list && !a.k_list) a.shape_list = "16x4096x4096,4096x4096x4096";
     if (a.processes < 10) { fprintf(stderr, "tetra bench calibrate: --processes must be at least 10\n"); return 2; }
-    if (resolve_arms(a.arm_a, &arm, 1) < 0 || resolve_shapes(&a, &shapes, NULL)) return 2;
     if (a.out && bench_check_writable(a.out, msg, sizeof msg)) { fprintf(stderr, "tetra bench: %s\n", msg); return 2; }
+    if (resolve_arms(a.arm_a, &arm, 1) < 0 || resolve_shapes(&a, &shapes, NULL)) return 2;
     n = a.processes * shapes.n;
     ratios = (double *)calloc((size_t)n, sizeof(double));
     los = (double *)calloc((size_t)n, sizeof(double));
     his = (double *)calloc((size_t)n, sizeof(double));
-    if (!ratios || !los || !his) return 1;
+    if (!ratios || !los || !his) {
+        free(ratios); free(los); free(his); bench_shapes_free(&shapes);
+        return 1;
+    }
     for (int p = 0; p < a.processes; p++)
         for (int i = 0; i < shapes.n; i++) {
             char sh[96];
@@ -552,18 +555,18 @@ static int cmd_sweep(int argc, char **argv) {
     if (!a.arm_a) a.arm_a = "cublaslt-bf16-tuned";
     if (!a.arms_b) a.arms_b = "cublaslt-bf16,cublaslt-fp8";
     if (resolve_arms(a.arm_a, &A, 1) < 0 || (nb = resolve_arms(a.arms_b, Bs, 32)) < 0) return 2;
-    if (resolve_shapes(&a, &shapes, "decode")) return 2;
     if (a.calibration && load_t_noise(a.calibration, &t_noise)) return 2;
     if (a.ceilings && load_ceilings(a.ceilings, &ceil)) return 2;
     if (a.out && bench_check_writable(a.out, msg, sizeof msg)) { fprintf(stderr, "tetra bench: %s\n", msg); return 2; }
+    if (resolve_shapes(&a, &shapes, "decode")) return 2; /* last: nothing to free before it */
     if (!a.calibration)
         fprintf(stderr, "tetra bench: no --calibration file: t_noise unknown, every verdict is within-noise "
                         "(run `tetra bench calibrate --out cal.json`)\n");
-    if (open_session(&s, &a)) return 1;
+    if (open_session(&s, &a)) { bench_shapes_free(&shapes); return 1; }
     if (!s.nvml) fprintf(stderr, "tetra bench: %s\n", s.nvml_note);
     nrows = shapes.n * nb;
     rows = (bench_row *)calloc((size_t)nrows, sizeof *rows);
-    if (!rows) { bench_session_close(&s); return 1; }
+    if (!rows) { bench_session_close(&s); bench_shapes_free(&shapes); return 1; }
     printf("%-20s %-22s %-22s %10s %10s  %-26s %-13s %-12s %7s %7s\n", "shape", "A", "B", "A us", "B us",
            "ratio B/A [95% CI]", "AB / BA", "verdict", "A %ceil", "B %ceil");
     for (int i = 0; i < shapes.n; i++)
