@@ -371,8 +371,11 @@ int bench_report(const bench_json *const *files, const char *const *names, int n
         bjw_rawf(&md, "- device: %s (driver %s, CUDA %s, %.0f SMs)\n", jstr(dev, "name"), jstr(dev, "driver"),
                  jstr(dev, "cuda"), jnum(dev, "sms"));
         bjw_rawf(&md, "- commit `%s`, date %s\n", jstr(j, "commit"), jstr(j, "date"));
-        bjw_rawf(&md, "- ceilings: read %.0f GB/s, copy %.0f GB/s, BF16 GEMM %.0f TFLOP/s\n", jnum(ce, "read_GBps"),
-                 jnum(ce, "copy_GBps"), jnum(ce, "bf16_gemm_TFLOPs"));
+        if (isfinite(jnum(ce, "read_GBps")))
+            bjw_rawf(&md, "- ceilings: read %.0f GB/s, copy %.0f GB/s, BF16 GEMM %.0f TFLOP/s\n",
+                     jnum(ce, "read_GBps"), jnum(ce, "copy_GBps"), jnum(ce, "bf16_gemm_TFLOPs"));
+        else
+            bjw_raw(&md, "- ceilings: not measured in this run\n");
         if (isfinite(tn)) bjw_rawf(&md, "- t_noise: %.4f (%s)\n", tn, jstr(j, "calibration_file"));
         else bjw_raw(&md, "- t_noise: not calibrated (no verdicts called)\n");
         bjw_rawf(&md, "- telemetry: %s\n", jstr(j, "telemetry_note"));
