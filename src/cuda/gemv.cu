@@ -19,8 +19,9 @@
  *     (4-bit elements, i.e. 16-byte aligned rows); scales 2-byte aligned, linear scale_ld
  *     and scale_batch_stride even;
  *   - X BF16/FP16: data 16-byte aligned, ld % 8 == 0, batch_stride % 8 == 0;
- *   - block-scale bytes are valid UE4M3 (0x00..0x7E, as every quantizer writes): the mma
- *     kernel decodes them by bit placement, which ignores the NaN code 0x7F.
+ *   - block-scale bytes are UE4M3 (0x00..0x7E) or the NaN code 0x7F, which the mma kernel
+ *     turns into a NaN operand (bytes with the sign bit set are not UE4M3; they are
+ *     decoded as their low 7 bits there).
  *
  * Exactness: e2m1 * ue4m3 has at most 6 significant bits and lies in [2^-10, 2688]. The
  * kernel builds each weight by placing the nibble's bits into an FP16/BF16 word (no table)
@@ -112,6 +113,9 @@ __device__ __forceinline__ uint32_t mul_bf16x2(uint32_t a, uint32_t b) {
  *   BF16: the byte at bits 4..11 reads as s * 2^-120; * 2^120 * 2^119 gives s * 2^119
  *         (< 2^128, finite). */
 template <bool BF16> __device__ __forceinline__ uint32_t scale_pair(uint32_t b) {
+    /* 0x7F/0xFF are NaN in E4M3 (the GPU quantizer writes 0x7F for a block that held
+     * NaN/Inf): keep them NaN so the output is loud, never a finite wrong value */
+    if ((b & 0x7Fu) == 0x7Fu) return 0x7FFF7FFFu;
     if (BF16) {
         uint32_t v = mul_bf16x2(b * 0x00100010u, 0x7B807B80u); /* 2^120 */
         return mul_bf16x2(v, 0x7B007B00u);                    /* 2^119 */
