@@ -4,7 +4,7 @@
 # vs W4A16; quantize/dequantize bandwidth), then the markdown/SVG report.
 #   scripts/device-bench.sh [build-dir]     results to $OUT/results (or build-dir/results)
 # Env: TETRA_COMMIT (the commit, when the tree has no .git), TETRA_BENCH_ONLY (a
-# space-separated subset of: ceilings calibrate tetra quant w4a4 cublas).
+# space-separated subset of: ceilings calibrate tetra small w4a4 prefill fp8 quant cublas).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-device}
@@ -14,7 +14,7 @@ export PATH="/usr/local/cuda/bin:$PATH"
 [ -x "$build/tetra" ] || { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null &&
                            cmake --build "$build" -j "$(nproc)" >/dev/null; } || exit 1
 T="$build/tetra"
-only=${TETRA_BENCH_ONLY:-ceilings calibrate tetra quant w4a4 cublas}
+only=${TETRA_BENCH_ONLY:-ceilings calibrate tetra small w4a4 prefill fp8 quant cublas}
 want() { case " $only " in *" $1 "*) return 0;; esac; return 1; }
 step() { # name timeout command...
   local name=$1 limit=$2; shift 2
@@ -27,12 +27,22 @@ step() { # name timeout command...
 cal="--ceilings $res/ceilings.json --calibration $res/calibration.json"
 want ceilings && step ceilings 120 "$T" bench ceilings --out "$res/ceilings.json"
 want calibrate && step calibrate 180 "$T" bench calibrate --out "$res/calibration.json"
-want tetra && step tetra 300 "$T" bench --set decode,gpumode,seed000 --a tetra-gemm \
-  --b cublaslt-bf16-tuned $cal --out "$res/tetra-gemm.json"
+# decode: CUDA-graph replays (--graph-below-us), as issue 4 asks; host launch cost is
+# not the kernel's and would otherwise decide the timing mode
+G="--graph-below-us 400"
+want tetra && step tetra-decode 240 "$T" bench --set decode,gpumode --a tetra-gemm \
+  --b cublaslt-bf16-tuned $G $cal --out "$res/tetra-gemm-decode.json"
+want small && step tetra-small 150 "$T" bench --a tetra-gemm --b cublaslt-bf16-tuned $G $cal \
+  --shape 1x4096x4096,4x4096x4096,8x4096x4096,16x4096x4096,1x2048x6144,4x2048x6144,8x2048x6144,16x2048x6144,1x768x6144,4x768x6144,8x768x6144,16x768x6144,1x4096x2048,4x4096x2048,8x4096x2048,16x4096x2048 \
+  --out "$res/tetra-gemm-small.json"
+want w4a4 && step w4a4 120 "$T" bench --shape 1x14336x4096,1x4096x14336,1x28672x8192,1x7168x16384 \
+  --a tetra-gemm-w4a4 --b tetra-gemm,tetra-gemm-w4a4-full $G $cal --out "$res/w4a4.json"
+want prefill && step tetra-prefill 150 "$T" bench --a tetra-gemm --b cublaslt-bf16-tuned $cal \
+  --shape 64x14336x4096,256x14336x4096,1024x4096x4096,4096x4096x4096 --out "$res/tetra-gemm-prefill.json"
+want fp8 && step fp8 90 "$T" bench --a cublaslt-bf16-tuned --b cublaslt-fp8 $G $cal \
+  --shape 1x4096x4096,16x14336x4096,4096x4096x4096,8192x8192x8192 --out "$res/cublaslt-fp8.json"
 want quant && step quant 120 "$T" bench --set quant --a tetra-quantize --b tetra-dequantize \
   $cal --out "$res/quantize.json"
-want w4a4 && step w4a4 120 "$T" bench --shape 1x14336x4096,1x4096x14336,1x28672x8192,1x7168x16384 \
-  --a tetra-gemm-w4a4 --b tetra-gemm,tetra-gemm-w4a4-full $cal --out "$res/w4a4.json"
 want cublas && step cublas 300 "$T" bench --set seed000,decode --a cublaslt-bf16-tuned \
   --b cublaslt-bf16,cublaslt-fp8 $cal --out "$res/cublaslt.json"
 step report 60 "$T" report "$res"/*.json --out "$res/report"
