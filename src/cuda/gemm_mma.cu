@@ -112,20 +112,6 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t r[4], const void *p) {
                  : "r"(smem_addr(p)));
 }
 
-/* D += A(16x16, row) * B(16x8, col), FP32 accumulators. */
-template <bool IS_BF16>
-__device__ __forceinline__ void mma_16816(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
-    if (IS_BF16)
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-                     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-    else
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-                     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
 
 /* Byte offset of 16-byte chunk `chunk` (0..7) of row `row` in a 128x64 16-bit tile.
  * A row is 128 bytes = all 32 banks; XOR with row%8 spreads the 8 rows an ldmatrix
