@@ -41,7 +41,7 @@ typedef enum {
 typedef struct {
     gemm_kind kind;
     bench_env env;
-    int64_t m, n, k;
+    int64_t m, n, k, l;                 /* l: batch count; every buffer holds l batches */
     int nsets, cur;
     void *a[MAX_SETS], *as[MAX_SETS];   /* activations, NVFP4 scales */
     void *aq[MAX_SETS], *aqs[MAX_SETS]; /* full call: quantized activations */
@@ -50,7 +50,7 @@ typedef struct {
     tetra_matrix ma[MAX_SETS], maq[MAX_SETS], mb[MAX_SETS], md[MAX_SETS];
     float *fp8_scales;                  /* device [scale_a, scale_b] */
     tetra_scale_layout layout;
-    /* host copies of set 0 for the oracle: NVFP4 with linear scales */
+    /* host copies of set 0 for the oracle: NVFP4 with linear scales, l batches packed */
     uint8_t *hb, *hbs, *ha, *has;
     /* cuBLASLt */
     cublasLtMatmulDesc_t op;
@@ -68,19 +68,23 @@ static int b_is_nvfp4(gemm_kind k) { return is_tetra(k) || k == K_LT_NVFP4; }
 static size_t nv_data(int64_t r, int64_t k) { return (size_t)(r * k / 2); }
 static size_t nv_scales(int64_t r, int64_t k, tetra_scale_layout l) { return tetra_nvfp4_scale_bytes(r, k, l); }
 
-static size_t a_bytes(const gemm_state *s) {
-    if (a_is_nvfp4(s->kind)) return nv_data(s->m, s->k) + nv_scales(s->m, s->k, s->layout);
-    if (s->kind == K_LT_FP8) return (size_t)(s->m * s->k);
-    return (size_t)(s->m * s->k * 2);
+/* Per-set sizes, all l batches: data (values) and NVFP4 scales of A and B, and D. */
+static size_t a_data_bytes(const gemm_state *s) {
+    if (a_is_nvfp4(s->kind)) return nv_data(s->m, s->k) * (size_t)s->l;
+    return (size_t)(s->m * s->k * s->l * (s->kind == K_LT_FP8 ? 1 : 2));
 }
-static size_t b_bytes(const gemm_state *s) {
-    if (b_is_nvfp4(s->kind)) return nv_data(s->n, s->k) + nv_scales(s->n, s->k, s->layout);
-    if (s->kind == K_LT_FP8) return (size_t)(s->n * s->k);
-    return (size_t)(s->n * s->k * 2);
+static size_t b_data_bytes(const gemm_state *s) {
+    if (b_is_nvfp4(s->kind)) return nv_data(s->n, s->k) * (size_t)s->l;
+    return (size_t)(s->n * s->k * s->l * (s->kind == K_LT_FP8 ? 1 : 2));
 }
+static size_t a_scale_bytes(const gemm_state *s) { return nv_scales(s->m, s->k, s->layout) * (size_t)s->l; }
+static size_t b_scale_bytes(const gemm_state *s) { return nv_scales(s->n, s->k, s->layout) * (size_t)s->l; }
+static size_t d_bytes(const gemm_state *s) { return (size_t)(s->m * s->n * s->l * 2); }
 static size_t set_bytes(const gemm_state *s) {
-    size_t x = a_bytes(s) + b_bytes(s) + (size_t)(s->m * s->n * 2);
-    if (s->kind == K_TETRA_W4A4_FULL) x += nv_data(s->m, s->k) + nv_scales(s->m, s->k, s->layout);
+    size_t x = a_data_bytes(s) + b_data_bytes(s) + d_bytes(s);
+    if (a_is_nvfp4(s->kind)) x += a_scale_bytes(s);
+    if (b_is_nvfp4(s->kind)) x += b_scale_bytes(s);
+    if (s->kind == K_TETRA_W4A4_FULL) x += nv_data(s->m, s->k) * (size_t)s->l + a_scale_bytes(s);
     return x;
 }
 
@@ -94,17 +98,20 @@ static void host_nvfp4(tetra_rng *r, uint8_t *data, uint8_t *scales, int64_t row
     for (size_t i = 0; i < ns; i++) scales[i] = (uint8_t)(0x30 + (tetra_rng_next(r) & 15u));
 }
 
-/* Upload NVFP4 (linear host scales) into data/scales device buffers in `layout`. */
-static int upload_nvfp4(const uint8_t *data, const uint8_t *lin, int64_t rows, int64_t k,
+/* Upload `batch` packed NVFP4 matrices (linear host scales, batches back to back) into
+ * data/scales device buffers in `layout` (per batch, batches back to back: the
+ * tetra_matrix default strides). */
+static int upload_nvfp4(const uint8_t *data, const uint8_t *lin, int64_t rows, int64_t k, int64_t batch,
                         tetra_scale_layout layout, void *ddata, void *dscales, char *msg, size_t len) {
-    size_t sb = nv_scales(rows, k, layout);
-    if (cudaMemcpy(ddata, data, nv_data(rows, k), cudaMemcpyHostToDevice) != cudaSuccess) goto fail;
+    size_t sb = nv_scales(rows, k, layout) * (size_t)batch;
+    if (cudaMemcpy(ddata, data, nv_data(rows, k) * (size_t)batch, cudaMemcpyHostToDevice) != cudaSuccess) goto fail;
     if (layout == TETRA_SCALE_LINEAR) {
         if (cudaMemcpy(dscales, lin, sb, cudaMemcpyHostToDevice) != cudaSuccess) goto fail;
     } else {
         uint8_t *sw = (uint8_t *)malloc(sb);
         tetra_matrix src = tetra_matrix_nvfp4((void *)data, (void *)lin, TETRA_SCALE_LINEAR, rows, k, 1.0f);
         tetra_matrix dst = tetra_matrix_nvfp4((void *)data, sw, TETRA_SCALE_SWIZZLED_128X4, rows, k, 1.0f);
+        src.batch = dst.batch = batch;
         if (!sw) return bench_set_msg(msg, len, "out of host memory"), -1;
         if (tetra_convert_scales_host(&src, &dst) != TETRA_OK) {
             free(sw);
@@ -244,6 +251,19 @@ static int lt_prepare_config(gemm_state *s, char *msg, size_t len, int fp8_alpha
         (st = cublasLtMatrixLayoutCreate(&s->lb, in_t, (uint64_t)kk, (uint64_t)s->m, s->k)) ||
         (st = cublasLtMatrixLayoutCreate(&s->lc, CUDA_R_16BF, (uint64_t)s->n, (uint64_t)s->m, s->n)))
         goto lt_fail;
+    if (s->l > 1) {
+        /* strided batch: every layout carries the count and its batch stride in elements
+         * (broken-gemm's A keeps the full K pitch: only its rows are cut short) */
+        int32_t count = (int32_t)s->l;
+        int64_t sa = s->n * s->k, sb = s->m * s->k, sc = s->m * s->n;
+        if ((st = cublasLtMatrixLayoutSetAttribute(s->la, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count)) ||
+            (st = cublasLtMatrixLayoutSetAttribute(s->lb, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count)) ||
+            (st = cublasLtMatrixLayoutSetAttribute(s->lc, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count)) ||
+            (st = cublasLtMatrixLayoutSetAttribute(s->la, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sa, sizeof sa)) ||
+            (st = cublasLtMatrixLayoutSetAttribute(s->lb, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sb, sizeof sb)) ||
+            (st = cublasLtMatrixLayoutSetAttribute(s->lc, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sc, sizeof sc)))
+            goto lt_fail;
+    }
     if ((st = cublasLtMatmulPreferenceCreate(&pref))) goto lt_fail;
     cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                          &s->env.lt_workspace_bytes, sizeof(size_t));
@@ -322,7 +342,9 @@ static int gemm_setup(gemm_kind kind, const bench_env *env, const bench_shape *s
     int rc = BENCH_ERROR;
     cudaStream_t st = (cudaStream_t)env->stream;
     *out = NULL;
-    if (sh->l != 1) return bench_set_msg(msg, len, "batched GEMM (l > 1) is not benchmarked yet"), BENCH_UNSUPPORTED;
+    if (sh->l < 1 || sh->l > INT32_MAX) return bench_set_msg(msg, len, "batch count L = %lld is out of range", (long long)sh->l), BENCH_ERROR;
+    if (sh->l > 1 && kind == K_LT_NVFP4)
+        return bench_set_msg(msg, len, "batched block-scaled cuBLASLt (l > 1) is not benchmarked"), BENCH_UNSUPPORTED;
     if (sh->k % 16) return bench_set_msg(msg, len, "K = %lld is not a multiple of 16", (long long)sh->k), BENCH_ERROR;
     if (kind == K_BROKEN && sh->k < 32) return bench_set_msg(msg, len, "broken-gemm needs K >= 32"), BENCH_UNSUPPORTED;
     if (!(s = (gemm_state *)calloc(1, sizeof *s))) return bench_set_msg(msg, len, "out of host memory"), BENCH_ERROR;
@@ -331,6 +353,7 @@ static int gemm_setup(gemm_kind kind, const bench_env *env, const bench_shape *s
     s->m = sh->m;
     s->n = sh->n;
     s->k = sh->k;
+    s->l = sh->l;
     s->layout = kind == K_LT_NVFP4 ? TETRA_SCALE_SWIZZLED_128X4 : env->scale_layout;
     per = set_bytes(s);
     s->nsets = (int)((env->rotate_bytes + per - 1) / per);
@@ -347,41 +370,33 @@ static int gemm_setup(gemm_kind kind, const bench_env *env, const bench_shape *s
     rng.s = env->seed;
     /* weights: NVFP4 on the host (also the oracle's copy), BF16/FP8 variants on the device */
     if (kind != K_LT_FP8) {
-        if (!(s->hb = (uint8_t *)malloc(nv_data(s->n, s->k))) ||
-            !(s->hbs = (uint8_t *)malloc((size_t)(s->n * s->k / 16)))) {
+        if (!(s->hb = (uint8_t *)malloc(nv_data(s->n * s->l, s->k))) ||
+            !(s->hbs = (uint8_t *)malloc((size_t)(s->n * s->l * s->k / 16)))) {
             bench_set_msg(msg, len, "out of host memory");
             goto done;
         }
-        host_nvfp4(&rng, s->hb, s->hbs, s->n, s->k);
+        host_nvfp4(&rng, s->hb, s->hbs, s->n * s->l, s->k);
     }
     if (a_is_nvfp4(kind)) {
         tetra_rng ra = {env->seed ^ 0xa5a5a5a5ull};
-        if (!(s->ha = (uint8_t *)malloc(nv_data(s->m, s->k))) ||
-            !(s->has = (uint8_t *)malloc((size_t)(s->m * s->k / 16)))) {
+        if (!(s->ha = (uint8_t *)malloc(nv_data(s->m * s->l, s->k))) ||
+            !(s->has = (uint8_t *)malloc((size_t)(s->m * s->l * s->k / 16)))) {
             bench_set_msg(msg, len, "out of host memory");
             goto done;
         }
-        host_nvfp4(&ra, s->ha, s->has, s->m, s->k);
+        host_nvfp4(&ra, s->ha, s->has, s->m * s->l, s->k);
     }
     for (int i = 0; i < s->nsets; i++) {
         int e = 0;
-        if (a_is_nvfp4(kind)) {
-            e |= cudaMalloc(&s->a[i], nv_data(s->m, s->k));
-            e |= cudaMalloc(&s->as[i], nv_scales(s->m, s->k, s->layout));
-        } else {
-            e |= cudaMalloc(&s->a[i], (size_t)(s->m * s->k * (kind == K_LT_FP8 ? 1 : 2)));
-        }
+        e |= cudaMalloc(&s->a[i], a_data_bytes(s));
+        if (a_is_nvfp4(kind)) e |= cudaMalloc(&s->as[i], a_scale_bytes(s));
         if (kind == K_TETRA_W4A4_FULL) {
-            e |= cudaMalloc(&s->aq[i], nv_data(s->m, s->k));
-            e |= cudaMalloc(&s->aqs[i], nv_scales(s->m, s->k, s->layout));
+            e |= cudaMalloc(&s->aq[i], nv_data(s->m, s->k) * (size_t)s->l);
+            e |= cudaMalloc(&s->aqs[i], a_scale_bytes(s));
         }
-        if (b_is_nvfp4(kind)) {
-            e |= cudaMalloc(&s->b[i], nv_data(s->n, s->k));
-            e |= cudaMalloc(&s->bs[i], nv_scales(s->n, s->k, s->layout));
-        } else {
-            e |= cudaMalloc(&s->b[i], (size_t)(s->n * s->k * (kind == K_LT_FP8 ? 1 : 2)));
-        }
-        e |= cudaMalloc(&s->d[i], (size_t)(s->m * s->n * 2));
+        e |= cudaMalloc(&s->b[i], b_data_bytes(s));
+        if (b_is_nvfp4(kind)) e |= cudaMalloc(&s->bs[i], b_scale_bytes(s));
+        e |= cudaMalloc(&s->d[i], d_bytes(s));
         if (e) {
             cudaGetLastError();
             bench_set_msg(msg, len, "cudaMalloc failed for input set %d", i);
@@ -390,23 +405,25 @@ static int gemm_setup(gemm_kind kind, const bench_env *env, const bench_shape *s
     }
     /* set 0 */
     if (a_is_nvfp4(kind)) {
-        if (upload_nvfp4(s->ha, s->has, s->m, s->k, s->layout, s->a[0], s->as[0], msg, len)) goto done;
+        if (upload_nvfp4(s->ha, s->has, s->m, s->k, s->l, s->layout, s->a[0], s->as[0], msg, len)) goto done;
     } else if (kind == K_LT_FP8) {
-        bench_fill_e4m3((uint8_t *)s->a[0], s->m * s->k, env->seed ^ 0x1111, st);
+        bench_fill_e4m3((uint8_t *)s->a[0], s->m * s->k * s->l, env->seed ^ 0x1111, st);
     } else {
-        bench_fill_bf16((uint16_t *)s->a[0], s->m * s->k, env->seed ^ 0x2222, st);
+        bench_fill_bf16((uint16_t *)s->a[0], s->m * s->k * s->l, env->seed ^ 0x2222, st);
     }
     if (b_is_nvfp4(kind)) {
-        if (upload_nvfp4(s->hb, s->hbs, s->n, s->k, s->layout, s->b[0], s->bs[0], msg, len)) goto done;
+        if (upload_nvfp4(s->hb, s->hbs, s->n, s->k, s->l, s->layout, s->b[0], s->bs[0], msg, len)) goto done;
     } else if (kind == K_LT_FP8) {
-        bench_fill_e4m3((uint8_t *)s->b[0], s->n * s->k, env->seed ^ 0x3333, st);
+        bench_fill_e4m3((uint8_t *)s->b[0], s->n * s->k * s->l, env->seed ^ 0x3333, st);
     } else {
-        /* BF16 weights = the dequantized NVFP4 weights (exact: g is a power of two) */
+        /* BF16 weights = the dequantized NVFP4 weights (exact: g is a power of two); the l
+         * batches with linear scales are one [l*n, k] matrix */
         void *dd = NULL, *ds = NULL;
-        if (cudaMalloc(&dd, nv_data(s->n, s->k)) || cudaMalloc(&ds, (size_t)(s->n * s->k / 16)) ||
-            cudaMemcpy(dd, s->hb, nv_data(s->n, s->k), cudaMemcpyHostToDevice) ||
-            cudaMemcpy(ds, s->hbs, (size_t)(s->n * s->k / 16), cudaMemcpyHostToDevice) ||
-            bench_nvfp4_to_bf16((const uint8_t *)dd, (const uint8_t *)ds, s->n, s->k, G_WEIGHTS,
+        int64_t nl = s->n * s->l;
+        if (cudaMalloc(&dd, nv_data(nl, s->k)) || cudaMalloc(&ds, (size_t)(nl * s->k / 16)) ||
+            cudaMemcpy(dd, s->hb, nv_data(nl, s->k), cudaMemcpyHostToDevice) ||
+            cudaMemcpy(ds, s->hbs, (size_t)(nl * s->k / 16), cudaMemcpyHostToDevice) ||
+            bench_nvfp4_to_bf16((const uint8_t *)dd, (const uint8_t *)ds, nl, s->k, G_WEIGHTS,
                                 (uint16_t *)s->b[0], st) ||
             cudaStreamSynchronize(st)) {
             cudaFree(dd); cudaFree(ds);
@@ -425,21 +442,19 @@ static int gemm_setup(gemm_kind kind, const bench_env *env, const bench_shape *s
     }
     /* the other sets: copies of set 0 at other addresses */
     for (int i = 1; i < s->nsets; i++) {
-        size_t ab = a_is_nvfp4(kind) ? nv_data(s->m, s->k) : (size_t)(s->m * s->k * (kind == K_LT_FP8 ? 1 : 2));
-        size_t bb = b_is_nvfp4(kind) ? nv_data(s->n, s->k) : (size_t)(s->n * s->k * (kind == K_LT_FP8 ? 1 : 2));
-        cudaMemcpyAsync(s->a[i], s->a[0], ab, cudaMemcpyDeviceToDevice, st);
-        cudaMemcpyAsync(s->b[i], s->b[0], bb, cudaMemcpyDeviceToDevice, st);
-        if (a_is_nvfp4(kind))
-            cudaMemcpyAsync(s->as[i], s->as[0], nv_scales(s->m, s->k, s->layout), cudaMemcpyDeviceToDevice, st);
-        if (b_is_nvfp4(kind))
-            cudaMemcpyAsync(s->bs[i], s->bs[0], nv_scales(s->n, s->k, s->layout), cudaMemcpyDeviceToDevice, st);
+        cudaMemcpyAsync(s->a[i], s->a[0], a_data_bytes(s), cudaMemcpyDeviceToDevice, st);
+        cudaMemcpyAsync(s->b[i], s->b[0], b_data_bytes(s), cudaMemcpyDeviceToDevice, st);
+        if (a_is_nvfp4(kind)) cudaMemcpyAsync(s->as[i], s->as[0], a_scale_bytes(s), cudaMemcpyDeviceToDevice, st);
+        if (b_is_nvfp4(kind)) cudaMemcpyAsync(s->bs[i], s->bs[0], b_scale_bytes(s), cudaMemcpyDeviceToDevice, st);
     }
-    for (int i = 0; i < s->nsets; i++) cudaMemsetAsync(s->d[i], 0xff, (size_t)(s->m * s->n * 2), st);
+    for (int i = 0; i < s->nsets; i++) cudaMemsetAsync(s->d[i], 0xff, d_bytes(s), st);
     if (cudaStreamSynchronize(st) != cudaSuccess) {
         bench_set_msg(msg, len, "preparing inputs: %s", cudaGetErrorString(cudaGetLastError()));
         goto done;
     }
     /* descriptors */
+    /* descriptors: l batches back to back (batch_stride 0 = rows*ld, scale_batch_stride
+     * 0 = one batch's scales in the layout: exactly how set 0 was packed) */
     for (int i = 0; i < s->nsets; i++) {
         if (kind == K_TETRA_W4A4)
             s->ma[i] = tetra_matrix_nvfp4(s->a[i], s->as[i], s->layout, s->m, s->k, G_ACT_NVFP4);
@@ -448,6 +463,7 @@ static int gemm_setup(gemm_kind kind, const bench_env *env, const bench_shape *s
         s->maq[i] = tetra_matrix_nvfp4(s->aq[i], s->aqs[i], s->layout, s->m, s->k, G_ACT_SUPPLIED);
         s->mb[i] = tetra_matrix_nvfp4(s->b[i], s->bs[i], s->layout, s->n, s->k, G_WEIGHTS);
         s->md[i] = tetra_matrix_dense(TETRA_DTYPE_BF16, s->d[i], s->m, s->n);
+        s->ma[i].batch = s->maq[i].batch = s->mb[i].batch = s->md[i].batch = s->l;
     }
     if (is_tetra(kind)) {
         if (gemm_run_set(s, 0) != 0 || cudaStreamSynchronize(st) != cudaSuccess) {
@@ -493,22 +509,39 @@ static int download_rows(const void *dev, int64_t ld_bytes, int64_t row_bytes, c
     return 0;
 }
 
+/* Rows i0 .. i0+n-1 of a contiguous host matrix (dense, or NVFP4 with linear scales). */
+static tetra_matrix sub_rows(const tetra_matrix *m, int64_t i0, int64_t n) {
+    tetra_matrix r = *m;
+    r.rows = n;
+    if (m->dtype == TETRA_DTYPE_NVFP4) {
+        r.data = (uint8_t *)m->data + i0 * m->cols / 2;
+        r.scales = (uint8_t *)m->scales + i0 * m->cols / 16;
+    } else {
+        r.data = (char *)m->data + i0 * m->cols * (m->dtype == TETRA_DTYPE_FP32 ? 4 : 2);
+    }
+    return r;
+}
+
+/* The CPU oracle on the arm's set 0. Batches are back to back, so A and D are [L*M, K]
+ * and [L*M, N] row-major and a "row" below is a composite index l*M + i; the sampled
+ * rows are sorted, so each batch's rows are one run and get one oracle call with that
+ * batch's B. */
 static int gemm_check(void *p, bench_check *c, char *msg, size_t len) {
     gemm_state *s = (gemm_state *)p;
-    int64_t nr = 0, *rows = pick_rows(s->m, s->n, s->k, s->env.oracle_macs, &nr);
-    int64_t M = s->m, N = s->n, K = s->k;
+    int64_t M = s->m, N = s->n, K = s->k, L = s->l, T = s->m * s->l;
+    int64_t nr = 0, *rows = pick_rows(T, N, K, s->env.oracle_macs, &nr);
     cudaStream_t st = (cudaStream_t)s->env.stream;
     uint16_t *dout = NULL;
     float *af = NULL, *bf = NULL, *dtmp = NULL;
     uint8_t *a8 = NULL, *asub = NULL, *assub = NULL;
     uint16_t *a16 = NULL;
-    tetra_matrix ha, hb, hd;
+    tetra_matrix ha, hb;
     float alpha = 1.0f;
     int rc = -1;
     memset(c, 0, sizeof *c);
     if (!rows) return bench_set_msg(msg, len, "out of host memory"), -1;
     /* poison set 0's output, run once on set 0, read it back */
-    cudaMemsetAsync(s->d[0], 0xff, (size_t)(M * N * 2), st);
+    cudaMemsetAsync(s->d[0], 0xff, d_bytes(s), st);
     if (gemm_run_set(s, 0) != 0 || cudaStreamSynchronize(st) != cudaSuccess) {
         bench_set_msg(msg, len, "run for the gate failed: %s", is_tetra(s->kind) ? tetra_last_error() : "cuBLASLt");
         goto done;
@@ -521,15 +554,16 @@ static int gemm_check(void *p, bench_check *c, char *msg, size_t len) {
     if (download_rows(s->d[0], N * 2, N * 2, rows, nr, dout)) { bench_set_msg(msg, len, "download failed"); goto done; }
     for (int64_t i = 0; i < nr * N; i++) c->out[i] = tetra_bf16_to_f32(dout[i]);
 
-    /* the oracle's operands: exactly the arm's inputs (set 0), rows picked */
+    /* the oracle's operands: exactly the arm's inputs (set 0), rows picked; hb holds all
+     * L batches of B back to back */
     if (s->kind == K_LT_FP8) {
         a8 = (uint8_t *)malloc((size_t)(nr * K));
         af = (float *)malloc((size_t)(nr * K) * sizeof(float));
-        bf = (float *)malloc((size_t)(N * K) * sizeof(float));
-        uint8_t *b8 = (uint8_t *)malloc((size_t)(N * K));
+        bf = (float *)malloc((size_t)(L * N * K) * sizeof(float));
+        uint8_t *b8 = (uint8_t *)malloc((size_t)(L * N * K));
         if (!a8 || !af || !bf || !b8) { free(b8); bench_set_msg(msg, len, "out of host memory"); goto done; }
         if (download_rows(s->a[0], K, K, rows, nr, a8) ||
-            cudaMemcpy(b8, s->b[0], (size_t)(N * K), cudaMemcpyDeviceToHost)) {
+            cudaMemcpy(b8, s->b[0], (size_t)(L * N * K), cudaMemcpyDeviceToHost)) {
             free(b8);
             bench_set_msg(msg, len, "download failed");
             goto done;
@@ -538,14 +572,14 @@ static int gemm_check(void *p, bench_check *c, char *msg, size_t len) {
             float lut[256]; /* all E4M3 codes decoded once: B can be 2^28 elements */
             for (int i = 0; i < 256; i++) lut[i] = tetra_e4m3_to_float((unsigned)i);
             for (int64_t i = 0; i < nr * K; i++) af[i] = lut[a8[i]];
-            for (int64_t i = 0; i < N * K; i++) bf[i] = lut[b8[i]];
+            for (int64_t i = 0; i < L * N * K; i++) bf[i] = lut[b8[i]];
         }
         free(b8);
         ha = tetra_matrix_dense(TETRA_DTYPE_FP32, af, nr, K);
-        hb = tetra_matrix_dense(TETRA_DTYPE_FP32, bf, N, K);
+        hb = tetra_matrix_dense(TETRA_DTYPE_FP32, bf, L * N, K);
         alpha = FP8_SCALE_A * FP8_SCALE_B;
     } else {
-        hb = tetra_matrix_nvfp4(s->hb, s->hbs, TETRA_SCALE_LINEAR, N, K, G_WEIGHTS);
+        hb = tetra_matrix_nvfp4(s->hb, s->hbs, TETRA_SCALE_LINEAR, L * N, K, G_WEIGHTS);
         if (a_is_nvfp4(s->kind)) {
             asub = (uint8_t *)malloc((size_t)(nr * K / 2));
             assub = (uint8_t *)malloc((size_t)(nr * K / 16));
@@ -561,7 +595,8 @@ static int gemm_check(void *p, bench_check *c, char *msg, size_t len) {
             if (download_rows(s->a[0], K * 2, K * 2, rows, nr, a16)) { bench_set_msg(msg, len, "download failed"); goto done; }
             ha = tetra_matrix_dense(TETRA_DTYPE_BF16, a16, nr, K);
             if (s->kind == K_TETRA_W4A4_FULL) {
-                /* the full call quantizes A with the supplied g: so does the oracle */
+                /* the full call quantizes A with the supplied g (row by row, so rows can be
+                 * picked first): so does the oracle */
                 tetra_matrix hq;
                 asub = (uint8_t *)malloc((size_t)(nr * K / 2));
                 assub = (uint8_t *)malloc((size_t)(nr * K / 16));
@@ -576,18 +611,26 @@ static int gemm_check(void *p, bench_check *c, char *msg, size_t len) {
         }
         if (s->kind == K_LT_NVFP4) alpha = 1.0f; /* the oracle applies both global scales itself */
     }
-    hd = tetra_matrix_dense(TETRA_DTYPE_FP32, dtmp, nr, N);
-    if (tetra_gemm_host(&ha, &hb, &hd, alpha, NULL, c->ref, 0) != TETRA_OK) {
-        bench_set_msg(msg, len, "oracle: %s", tetra_last_error());
-        goto done;
+    for (int64_t i0 = 0; i0 < nr;) {
+        int64_t l = rows[i0] / M, i1 = i0;
+        tetra_matrix sa, sb, sd;
+        while (i1 < nr && rows[i1] / M == l) i1++;
+        sa = sub_rows(&ha, i0, i1 - i0);
+        sb = sub_rows(&hb, l * N, N);
+        sd = tetra_matrix_dense(TETRA_DTYPE_FP32, dtmp + i0 * N, i1 - i0, N);
+        if (tetra_gemm_host(&sa, &sb, &sd, alpha, NULL, c->ref + i0 * N, 0) != TETRA_OK) {
+            bench_set_msg(msg, len, "oracle: %s", tetra_last_error());
+            goto done;
+        }
+        i0 = i1;
     }
     c->n = nr * N;
     c->out_dtype = TETRA_DTYPE_BF16;
     c->k = K;
     c->rows_checked = nr;
-    c->rows_total = M;
-    snprintf(c->method, sizeof c->method, "%s FP64 CPU oracle, %lld of %lld rows",
-             nr == M ? "full" : "sampled", (long long)nr, (long long)M);
+    c->rows_total = T;
+    snprintf(c->method, sizeof c->method, "%s FP64 CPU oracle, %lld of %lld rows%s", nr == T ? "full" : "sampled",
+             (long long)nr, (long long)T, L > 1 ? " (all batches)" : "");
     rc = 0;
 done:
     if (rc) {
@@ -603,7 +646,7 @@ done:
  * the reference kernel is not in this build. */
 static int tetra_gemm_check(void *p, bench_check *c, char *msg, size_t len) {
     gemm_state *s = (gemm_state *)p;
-    int64_t M = s->m, N = s->n, nr = 0, *rows = NULL;
+    int64_t M = s->m * s->l, N = s->n, nr = 0, *rows = NULL; /* M: all batches' rows */
     float *dref = NULL, *href = NULL;
     uint16_t *dout = NULL;
     tetra_matrix md;
@@ -616,7 +659,8 @@ static int tetra_gemm_check(void *p, bench_check *c, char *msg, size_t len) {
         cudaGetLastError();
         return gemm_check(p, c, msg, len);
     }
-    md = tetra_matrix_dense(TETRA_DTYPE_FP32, dref, M, N);
+    md = tetra_matrix_dense(TETRA_DTYPE_FP32, dref, s->m, N);
+    md.batch = s->l;
     o.path = TETRA_PATH_REFERENCE;
     if (tetra_gemm(s->env.ctx, &s->ma[0], &s->mb[0], &md, &o) != TETRA_OK || cudaStreamSynchronize(st)) {
         cudaFree(dref);
@@ -624,7 +668,7 @@ static int tetra_gemm_check(void *p, bench_check *c, char *msg, size_t len) {
         return gemm_check(p, c, msg, len); /* reference kernel absent: CPU, sampled rows */
     }
     memset(c, 0, sizeof *c);
-    cudaMemsetAsync(s->d[0], 0xff, (size_t)(M * N * 2), st);
+    cudaMemsetAsync(s->d[0], 0xff, d_bytes(s), st);
     if (gemm_run_set(s, 0) || cudaStreamSynchronize(st)) { bench_set_msg(msg, len, "%s", tetra_last_error()); goto done; }
     rows = pick_rows(M, N, 1, (int64_t)1 << 26, &nr); /* compare up to 64 M elements */
     href = (float *)malloc((size_t)(nr * N) * sizeof(float));

@@ -115,6 +115,17 @@ bench_gate bench_gate_eval(const bench_check *c) {
     g.nonfinite = s.n_nonfinite;
     g.floor_normwise = f.normwise;
     g.floor_max_rel = f.max_rel;
+    if (c->two_ref) {
+        double maxref = 0, bound = BENCH_GATE2_FACTOR * c->same_dtype_max_abs + BENCH_GATE2_SLACK;
+        for (long long i = 0; i < c->n; i++)
+            if (fabs(c->ref[i]) > maxref) maxref = fabs(c->ref[i]);
+        if (!(maxref > 0)) maxref = 1;
+        g.floor_normwise = g.limit_normwise = NAN; /* the rule has no normwise term */
+        g.floor_max_rel = c->same_dtype_max_abs / maxref;
+        g.limit_max_rel = bound / maxref;
+        g.pass = s.n_nonfinite == 0 && s.max_abs <= bound;
+        return g;
+    }
     if (c->exact) {
         g.limit_normwise = g.limit_max_rel = 0;
         g.pass = s.n_nonfinite == 0 && s.max_abs == 0;
