@@ -4,7 +4,8 @@
 # vs W4A16; quantize/dequantize bandwidth), then the markdown/SVG report.
 #   scripts/device-bench.sh [build-dir]     results to $OUT/results (or build-dir/results)
 # Env: TETRA_COMMIT (the commit, when the tree has no .git), TETRA_BENCH_ONLY (a
-# space-separated subset of: ceilings calibrate tetra small w4a4 prefill fp8 quant cublas).
+# space-separated subset of: ceilings calibrate tetra small w4a4 prefill fp8 gpumode attention
+# quant cublas).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-device}
@@ -14,7 +15,7 @@ export PATH="/usr/local/cuda/bin:$PATH"
 [ -x "$build/tetra" ] || { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null &&
                            cmake --build "$build" -j "$(nproc)" >/dev/null; } || exit 1
 T="$build/tetra"
-only=${TETRA_BENCH_ONLY:-ceilings calibrate tetra small w4a4 prefill fp8 quant cublas}
+only=${TETRA_BENCH_ONLY:-ceilings calibrate tetra small w4a4 prefill fp8 gpumode attention quant cublas}
 want() { case " $only " in *" $1 "*) return 0;; esac; return 1; }
 step() { # name timeout command...
   local name=$1 limit=$2; shift 2
@@ -41,6 +42,12 @@ want prefill && step tetra-prefill 150 "$T" bench --a tetra-gemm --b cublaslt-bf
   --shape 64x14336x4096,256x14336x4096,1024x4096x4096,4096x4096x4096 --out "$res/tetra-gemm-prefill.json"
 want fp8 && step fp8 90 "$T" bench --a cublaslt-bf16-tuned --b cublaslt-fp8 $G $cal \
   --shape 1x4096x4096,16x14336x4096,4096x4096x4096,8192x8192x8192 --out "$res/cublaslt-fp8.json"
+want gpumode && step gpumode 150 "$T" bench --set gpumode --a tetra-gemm --b cublaslt-bf16-tuned,cublaslt-bf16 \
+  $G $cal --out "$res/tetra-gemm-gpumode.json"
+for v in "" -causal -fp16 -fp16-causal; do
+  want attention && step "attention$v" 240 "$T" bench --set attention --a "tetra-attention$v" \
+    --b "cudnn-sdpa$v,tetra-attention-portable$v" $cal --out "$res/attention$v.json"
+done
 want quant && step quant 120 "$T" bench --set quant --a tetra-quantize --b tetra-dequantize \
   $cal --out "$res/quantize.json"
 want cublas && step cublas 300 "$T" bench --set seed000,decode --a cublaslt-bf16-tuned \
