@@ -21,17 +21,6 @@ static tetra_rng rng = {20261201ull};
 
 /* ------------------------------------------------------------------ helpers */
 
-static size_t esz(tetra_dtype dt) { return dt == TETRA_DTYPE_FP32 ? 4 : 2; }
-
-static const char *dtname(tetra_dtype dt) {
-    switch (dt) {
-    case TETRA_DTYPE_FP32: return "fp32";
-    case TETRA_DTYPE_FP16: return "fp16";
-    case TETRA_DTYPE_BF16: return "bf16";
-    default: return "nvfp4";
-    }
-}
-
 static void put_dense(void *buf, tetra_dtype dt, int64_t i, float v) {
     switch (dt) {
     case TETRA_DTYPE_FP32: ((float *)buf)[i] = v; break;
@@ -107,7 +96,7 @@ static geom make_geom(int64_t rows, int64_t cols, int64_t L, tetra_dtype dt,
                            ? rows * g.sld
                            : (int64_t)tetra_nvfp4_scale_bytes(rows, cols, TETRA_SCALE_SWIZZLED_128X4);
     g.sbs = per_batch_scales + (strides == 1 ? 16 : strides == 2 ? 7 : 0);
-    g.dense_bytes = (size_t)(L * g.bs) * esz(dt);
+    g.dense_bytes = (size_t)(L * g.bs) * tu_dtype_size(dt);
     g.q_bytes = (size_t)(L * g.qbs / 2);
     g.s_bytes = (size_t)(L * g.sbs);
     return g;
@@ -186,7 +175,7 @@ static void quantize_case(int64_t rows, int64_t cols, int64_t L, tetra_dtype dt,
     tu_devbuf dsrc, dq, ds, dg;
     tetra_status st;
     snprintf(label, sizeof label,
-             "quantize %s %lldx%lld L=%lld %s strides=%d gmode=%d pattern=%d gf=%g", dtname(dt),
+             "quantize %s %lldx%lld L=%lld %s strides=%d gmode=%d pattern=%d gf=%g", tu_dtype_name(dt),
              (long long)rows, (long long)cols, (long long)L,
              layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled", strides, gmode, pattern, g_factor);
     /* g_factor 0 asks for g = 2^-5 exactly, so grid values hit E2M1 ties exactly */
@@ -238,7 +227,7 @@ static void quantize_case(int64_t rows, int64_t cols, int64_t L, tetra_dtype dt,
         tetra_matrix hin = q_mat(&g, hq, hs, hqm.global_scale);
         tetra_matrix din = q_mat(&g, dq.ptr, ds.ptr, hqm.global_scale);
         char dl[260];
-        snprintf(dl, sizeof dl, "%s -> dequantize %s strides=%d%s", label, dtname(odt),
+        snprintf(dl, sizeof dl, "%s -> dequantize %s strides=%d%s", label, tu_dtype_name(odt),
                  og.strides, gmode != G_HOST ? " (device g)" : "");
         memset(hout, POISON, og.dense_bytes);
         st = tetra_dequantize_host(&hin, &hom);
@@ -276,7 +265,7 @@ static void dequantize_random_case(int64_t rows, int64_t cols, int64_t L, tetra_
     char label[160];
     snprintf(label, sizeof label, "dequantize random bytes %lldx%lld L=%lld %s -> %s",
              (long long)rows, (long long)cols, (long long)L,
-             layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled", dtname(odt));
+             layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled", tu_dtype_name(odt));
     for (size_t i = 0; i < g.q_bytes; i++) hq[i] = (uint8_t)tetra_rng_next(&rng);
     for (size_t i = 0; i < g.s_bytes; i++) {
         uint8_t b = (uint8_t)tetra_rng_next(&rng);
@@ -356,7 +345,7 @@ static void nonfinite_supplied_case(tetra_dtype dt, tetra_scale_layout layout) {
     tetra_matrix dsm, dqm, dom;
     tetra_status st;
     char label[120];
-    snprintf(label, sizeof label, "non-finite supplied %s %s", dtname(dt),
+    snprintf(label, sizeof label, "non-finite supplied %s %s", tu_dtype_name(dt),
              layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled");
     /* expected: the host result for zeros in place of the bad blocks, then patched */
     memset(hq, POISON, g.q_bytes);
@@ -431,7 +420,7 @@ static void nonfinite_global_case(tetra_dtype dt, tetra_scale_layout layout, int
     tetra_status st;
     int64_t bad_codes = 0, bad_scales = 0, bad_pad = 0, not_nan = 0;
     char label[120];
-    snprintf(label, sizeof label, "non-finite global scale %s %s how=%d", dtname(dt),
+    snprintf(label, sizeof label, "non-finite global scale %s %s how=%d", tu_dtype_name(dt),
              layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled", how);
     fill_dense(&g, hsrc, PAT_RANDOM);
     if (how == 0) put_dense(hsrc, dt, 1 * g.bs + 129 * g.ld + 47, NAN);
@@ -596,7 +585,7 @@ static void bench_format(void) {
     cudaEventCreate(&e1);
     for (int di = 0; di < 2; di++) {
         tetra_dtype dt = dts[di];
-        size_t dense = (size_t)(rows * cols) * esz(dt), q = (size_t)(rows * cols / 2);
+        size_t dense = (size_t)(rows * cols) * tu_dtype_size(dt), q = (size_t)(rows * cols / 2);
         size_t sc = (size_t)(rows * cols / 16);
         tu_devbuf dd = tu_dev_alloc(dense, 0), dq = tu_dev_alloc(q, 0), ds = tu_dev_alloc(sc, 0);
         tu_devbuf dg = tu_dev_alloc(4, 0);
@@ -625,7 +614,7 @@ static void bench_format(void) {
             {
                 double ms = median_ms(t, 20);
                 printf("bench %-19s %s %lldx%lld swizzled: %8.1f us  %7.1f GB/s (read+write)\n", name,
-                       dtname(dt), (long long)rows, (long long)cols, ms * 1e3, bytes / (ms * 1e6));
+                       tu_dtype_name(dt), (long long)rows, (long long)cols, ms * 1e3, bytes / (ms * 1e6));
             }
         }
         tu_dev_free(&dd); tu_dev_free(&dq); tu_dev_free(&ds); tu_dev_free(&dg);

@@ -40,15 +40,6 @@ typedef struct {
     int padded;                /* non-default ld, scale_ld and batch strides */
 } gcase;
 
-static const char *dt_name(tetra_dtype d) {
-    switch (d) {
-    case TETRA_DTYPE_FP32: return "fp32";
-    case TETRA_DTYPE_FP16: return "fp16";
-    case TETRA_DTYPE_BF16: return "bf16";
-    default: return "nvfp4";
-    }
-}
-
 static const char *path_name(tetra_gemm_path p) {
     return p == TETRA_PATH_MMA_SYNC ? "mma_sync" : p == TETRA_PATH_WGMMA ? "wgmma" : "reference";
 }
@@ -302,8 +293,8 @@ static int run_case(tetra_context *ctx, tetra_gemm_path path, const gcase *c, ui
         printf("  %-9s M=%-5lld N=%-5lld K=%-5lld L=%lld a=%-5s %-4s d=%s%s%s alpha=%g%s%s  "
                "norm %.2e (floor %.2e) maxrel %.2e (floor %.2e) p99 %.2e  %s\n",
                path_name(path), (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->l,
-               dt_name(c->a_dtype), c->layout ? "swz" : "lin", dt_name(c->d_dtype),
-               c->bias ? " bias=" : "", c->bias ? dt_name(c->bias_dtype) : "", (double)c->alpha,
+               tu_dtype_name(c->a_dtype), c->layout ? "swz" : "lin", tu_dtype_name(c->d_dtype),
+               c->bias ? " bias=" : "", c->bias ? tu_dtype_name(c->bias_dtype) : "", (double)c->alpha,
                c->dev_gscale ? " gdev" : "", c->padded ? " padded" : "", s.normwise, fl.normwise,
                s.max_rel, fl.max_rel, s.rel_p99, pass ? "PASS" : "FAIL");
         CHECK_MSG(tetra_err_pass(&s, &fl, 2.0, slack), "error gate");
@@ -391,8 +382,8 @@ static void large_case(tetra_context *ctx, tetra_gemm_path path, int64_t M, int6
         pass = tetra_err_pass(&s, &fl, 2.0, gate_slack(outs[t], K));
         printf("  %-9s large M=%lld N=%lld K=%lld a=%s d=%s vs GPU reference: norm %.2e (floor %.2e) "
                "maxrel %.2e (floor %.2e) %s\n",
-               path_name(path), (long long)M, (long long)N, (long long)K, dt_name(a_dtype),
-               dt_name(outs[t]), s.normwise, fl.normwise, s.max_rel, fl.max_rel, pass ? "PASS" : "FAIL");
+               path_name(path), (long long)M, (long long)N, (long long)K, tu_dtype_name(a_dtype),
+               tu_dtype_name(outs[t]), s.normwise, fl.normwise, s.max_rel, fl.max_rel, pass ? "PASS" : "FAIL");
         CHECK_MSG(pass, "large-shape gate");
     }
 done:

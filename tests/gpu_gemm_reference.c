@@ -20,17 +20,6 @@
 static tetra_context *ctx;
 static tetra_rng rng = {20261202ull};
 
-static size_t esz(tetra_dtype dt) { return dt == TETRA_DTYPE_FP32 ? 4 : 2; }
-
-static const char *dtname(tetra_dtype dt) {
-    switch (dt) {
-    case TETRA_DTYPE_FP32: return "fp32";
-    case TETRA_DTYPE_FP16: return "fp16";
-    case TETRA_DTYPE_BF16: return "bf16";
-    default: return "nvfp4";
-    }
-}
-
 static void *xmalloc(size_t n) {
     void *p = malloc(n ? n : 1);
     if (!p) {
@@ -110,7 +99,7 @@ static operand make_operand(int64_t rows, int64_t k, int64_t L, tetra_dtype dt,
             o.d.global_scale = 1000.0f;
         }
     } else {
-        size_t bytes = (size_t)n * esz(dt);
+        size_t bytes = (size_t)n * tu_dtype_size(dt);
         o.hdata = xmalloc(bytes);
         for (int64_t i = 0; i < n; i++) put_dense(o.hdata, dt, i, (float)tetra_rng_normal(&rng) * mag);
         o.h = tetra_matrix_dense(dt, o.hdata, rows, k);
@@ -150,7 +139,7 @@ static void run_case(const gcase *c) {
     const int64_t lda_pad = c->pad ? 32 : 0, ldb_pad = c->pad ? 16 : 0, ldd = c->n + (c->pad ? 3 : 0);
     operand a = make_operand(c->m, c->k, c->L, c->a_dt, c->a_layout, lda_pad, c->gdev, 1.0f);
     operand b = make_operand(c->n, c->k, c->L, TETRA_DTYPE_NVFP4, c->b_layout, ldb_pad, c->gdev, 0.1f);
-    size_t dbytes = (size_t)(c->L * c->m * ldd) * esz(c->d_dt);
+    size_t dbytes = (size_t)(c->L * c->m * ldd) * tu_dtype_size(c->d_dt);
     uint8_t *hd = (uint8_t *)xmalloc(dbytes), *gd = (uint8_t *)xmalloc(dbytes);
     tu_devbuf dd = tu_dev_alloc(dbytes, POISON), dbias;
     float *bias_f = NULL;
@@ -164,21 +153,21 @@ static void run_case(const gcase *c) {
     char label[240];
     snprintf(label, sizeof label,
              "gemm ref M=%lld N=%lld K=%lld L=%lld A=%s(%s) B=%s D=%s bias=%s alpha=%g gdev=%d pad=%d",
-             (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->L, dtname(c->a_dt),
+             (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->L, tu_dtype_name(c->a_dt),
              c->a_layout == TETRA_SCALE_LINEAR ? "lin" : "swz",
-             c->b_layout == TETRA_SCALE_LINEAR ? "lin" : "swz", dtname(c->d_dt),
-             c->bias < 0 ? "none" : dtname((tetra_dtype)c->bias), (double)c->alpha, c->gdev, c->pad);
+             c->b_layout == TETRA_SCALE_LINEAR ? "lin" : "swz", tu_dtype_name(c->d_dt),
+             c->bias < 0 ? "none" : tu_dtype_name((tetra_dtype)c->bias), (double)c->alpha, c->gdev, c->pad);
     memset(&dbias, 0, sizeof dbias);
     if (c->bias >= 0) {
         tetra_dtype bdt = (tetra_dtype)c->bias;
         bias_f = (float *)xmalloc((size_t)c->n * sizeof(float));
-        bias_h = xmalloc((size_t)c->n * esz(bdt));
+        bias_h = xmalloc((size_t)c->n * tu_dtype_size(bdt));
         for (int64_t i = 0; i < c->n; i++) {
             put_dense(bias_h, bdt, i, (float)tetra_rng_normal(&rng));
             bias_f[i] = get_dense(bias_h, bdt, i); /* the oracle sees the stored value */
         }
-        dbias = tu_dev_alloc((size_t)c->n * esz(bdt), 0);
-        tu_dev_upload(&dbias, bias_h, (size_t)c->n * esz(bdt));
+        dbias = tu_dev_alloc((size_t)c->n * tu_dtype_size(bdt), 0);
+        tu_dev_upload(&dbias, bias_h, (size_t)c->n * tu_dtype_size(bdt));
         opt.bias = dbias.ptr;
         opt.bias_dtype = bdt;
     }
@@ -214,7 +203,7 @@ static void run_case(const gcase *c) {
             for (int64_t j = 0; j < ldd; j++) {
                 int64_t i = (l * c->m + m) * ldd + j;
                 if (j >= c->n) { /* padding must stay poisoned */
-                    pad_touched += memcmp(hd + i * esz(c->d_dt), gd + i * esz(c->d_dt), esz(c->d_dt)) != 0;
+                    pad_touched += memcmp(hd + i * tu_dtype_size(c->d_dt), gd + i * tu_dtype_size(c->d_dt), tu_dtype_size(c->d_dt)) != 0;
                     continue;
                 }
                 if (c->d_dt == TETRA_DTYPE_FP32) {

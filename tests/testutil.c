@@ -98,6 +98,17 @@ int tu_quick(void) {
     return v && *v && strcmp(v, "0") != 0;
 }
 
+const char *tu_dtype_name(tetra_dtype dt) {
+    switch (dt) {
+    case TETRA_DTYPE_FP32: return "fp32";
+    case TETRA_DTYPE_FP16: return "fp16";
+    case TETRA_DTYPE_BF16: return "bf16";
+    default: return "nvfp4";
+    }
+}
+
+size_t tu_dtype_size(tetra_dtype dt) { return dt == TETRA_DTYPE_FP32 ? 4 : 2; }
+
 void tu_fill_normal(tetra_rng *r, float *x, long long n, float scale) {
     for (long long i = 0; i < n; i++) x[i] = (float)tetra_rng_normal(r) * scale;
 }

@@ -58,6 +58,10 @@ void tu_dev_free(tu_devbuf *b);
  * compute-sanitizer): tests then skip their largest cases, saying so. */
 int tu_quick(void);
 
+/* "fp32", "fp16", "bf16", "nvfp4"; and bytes per element of a dense dtype (4 or 2). */
+const char *tu_dtype_name(tetra_dtype dt);
+size_t tu_dtype_size(tetra_dtype dt);
+
 /* Fill n floats with seeded normal values times `scale`. */
 void tu_fill_normal(tetra_rng *r, float *x, long long n, float scale);
 
