@@ -129,7 +129,7 @@ static bench_row synthetic_row(const char *a, const char *b, int64_t m, double r
     }
     if (status != BENCH_OK) snprintf(r.msg, sizeof r.msg, "cuBLASLt refuses <NVFP4> & co");
     snprintf(r.cmd, sizeof r.cmd, "tetra bench --a %s --b %s --shape %lldx4096x4096", a, b, (long long)m);
-    bench_row_derive(&r, &(bench_ceilings){4450, 4190, 700});
+    bench_row_derive(&r, &(bench_ceilings){4450, 4190, 700, 0});
     return r;
 }
 
@@ -157,7 +157,7 @@ static void test_results_and_report(const char *dir) {
     m.cmdline = "tetra bench --set decode";
     m.info = &info;
     m.nvml_note = "synthetic";
-    m.ceilings = (bench_ceilings){4450, 4190, 700};
+    m.ceilings = (bench_ceilings){4450, 4190, 700, 0};
     m.t_noise = 0.004;
     m.calibration_file = "cal.json";
     m.seed = 1;
@@ -214,6 +214,26 @@ static void test_results_and_report(const char *dir) {
     bench_json_free(j);
 }
 
+/* FP8 arms are held to the FP8 GEMM ceiling: unknown ceiling -> no %, never the BF16 one
+   (against which an FP8 GEMM reads above 100%). */
+static void test_fp8_ceiling(void) {
+    bench_row r;
+    memset(&r, 0, sizeof r);
+    r.shape.m = r.shape.n = r.shape.k = 4096;
+    r.shape.l = 1;
+    r.a = bench_arm_find("cublaslt-bf16-tuned");
+    r.b = bench_arm_find("cublaslt-fp8");
+    CHECK(r.a && r.b);
+    if (!r.a || !r.b) return;
+    r.a_us = 200; /* 687 TFLOP/s */
+    r.b_us = 100; /* 1374 TFLOP/s: 196% of a 700 BF16 ceiling */
+    bench_row_derive(&r, &(bench_ceilings){4450, 4190, 700, 0});
+    CHECK(fabs(r.a_pct - 100.0 * 687.19476736 / 700) < 0.01);
+    CHECK(isnan(r.b_pct));
+    bench_row_derive(&r, &(bench_ceilings){4450, 4190, 700, 1400});
+    CHECK(fabs(r.b_pct - 100.0 * 1374.38953472 / 1400) < 0.01);
+}
+
 int main(void) {
     char dir[] = "/tmp/tetra-bench-json-XXXXXX";
     if (!mkdtemp(dir)) {
@@ -223,6 +243,7 @@ int main(void) {
     test_round_trip();
     test_atomic(dir);
     test_results_and_report(dir);
+    test_fp8_ceiling();
     {
         char cmd[600];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -250,6 +250,7 @@ static int load_ceilings(const char *path, bench_ceilings *c) {
     c->read_gbps = bench_json_num(bench_json_get(ce, "read_GBps"), 0);
     c->copy_gbps = bench_json_num(bench_json_get(ce, "copy_GBps"), 0);
     c->bf16_tflops = bench_json_num(bench_json_get(ce, "bf16_gemm_TFLOPs"), 0);
+    c->fp8_tflops = bench_json_num(bench_json_get(ce, "fp8_gemm_TFLOPs"), 0); /* absent in older files */
     bench_json_free(j);
     if (!(c->read_gbps > 0)) { fprintf(stderr, "tetra bench: %s has no ceilings\n", path); return -1; }
     return 0;
@@ -401,6 +402,8 @@ static int cmd_ceilings(int argc, char **argv) {
     printf("read  %8.1f GB/s  (16-byte streaming loads over %.1f GiB)\n", c.read_gbps, a.gib_read);
     printf("copy  %8.1f GB/s  (bytes read + written, %.1f GiB each way)\n", c.copy_gbps, a.gib_read / 2);
     printf("bf16  %8.1f TFLOP/s (cuBLASLt tuned, %lld^3)\n", c.bf16_tflops, a.gemm_dim);
+    if (c.fp8_tflops > 0) printf("fp8   %8.1f TFLOP/s (cuBLASLt E4M3, %lld^3)\n", c.fp8_tflops, a.gemm_dim);
+    else printf("fp8   not measured (the cuBLASLt FP8 arm does not run here)\n");
     if (a.out) {
         memset(&m, 0, sizeof m);
         bench_iso_date(date, sizeof date);
@@ -544,7 +547,7 @@ static int cmd_sweep(int argc, char **argv) {
     const bench_arm *A, *Bs[32];
     int nb, rc = 0, nrows, r = 0;
     bench_shapes shapes = {0};
-    bench_ceilings ceil = {0, 0, 0};
+    bench_ceilings ceil = {0, 0, 0, 0};
     double t_noise = NAN;
     char msg[512], date[64], commit[64], cmdline[2048];
     bench_session s;

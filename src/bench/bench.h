@@ -228,7 +228,9 @@ typedef struct bench_row {
 } bench_row;
 
 typedef struct bench_ceilings {
-    double read_gbps, copy_gbps, bf16_tflops; /* 0 = unknown */
+    /* 0 = unknown; fp8_tflops is the ceiling of FP8 arms (their FLOPs run at twice the
+       BF16 rate on Hopper, so a BF16 ceiling would put them above 100%) */
+    double read_gbps, copy_gbps, bf16_tflops, fp8_tflops;
 } bench_ceilings;
 
 /* A device session: stream, context, cuBLASLt handle, telemetry. */

@@ -66,6 +66,7 @@ void bench_write_env(bench_json_writer *w, const bench_run_meta *m) {
     bjw_num(w, "read_GBps", m->ceilings.read_gbps > 0 ? m->ceilings.read_gbps : NAN);
     bjw_num(w, "copy_GBps", m->ceilings.copy_gbps > 0 ? m->ceilings.copy_gbps : NAN);
     bjw_num(w, "bf16_gemm_TFLOPs", m->ceilings.bf16_tflops > 0 ? m->ceilings.bf16_tflops : NAN);
+    bjw_num(w, "fp8_gemm_TFLOPs", m->ceilings.fp8_tflops > 0 ? m->ceilings.fp8_tflops : NAN);
     bjw_obj_end(w);
     bjw_num(w, "t_noise", m->t_noise);
     bjw_str(w, "calibration_file", m->calibration_file);
@@ -372,8 +373,9 @@ int bench_report(const bench_json *const *files, const char *const *names, int n
                  jstr(dev, "cuda"), jnum(dev, "sms"));
         bjw_rawf(&md, "- commit `%s`, date %s\n", jstr(j, "commit"), jstr(j, "date"));
         if (isfinite(jnum(ce, "read_GBps")))
-            bjw_rawf(&md, "- ceilings: read %.0f GB/s, copy %.0f GB/s, BF16 GEMM %.0f TFLOP/s\n",
-                     jnum(ce, "read_GBps"), jnum(ce, "copy_GBps"), jnum(ce, "bf16_gemm_TFLOPs"));
+            bjw_rawf(&md, "- ceilings: read %.0f GB/s, copy %.0f GB/s, BF16 GEMM %.0f TFLOP/s, FP8 GEMM %.0f TFLOP/s\n",
+                     jnum(ce, "read_GBps"), jnum(ce, "copy_GBps"), jnum(ce, "bf16_gemm_TFLOPs"),
+                     jnum(ce, "fp8_gemm_TFLOPs"));
         else
             bjw_raw(&md, "- ceilings: not measured in this run\n");
         if (isfinite(tn)) bjw_rawf(&md, "- t_noise: %.4f (%s)\n", tn, jstr(j, "calibration_file"));
