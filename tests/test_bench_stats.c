@@ -80,7 +80,10 @@ static void test_verdict(void) {
     CHECK(bench_call(1.02, 1.05, 1.03, 1.03, NAN) == BENCH_VERDICT_WITHIN_NOISE); /* uncalibrated */
     CHECK(bench_verdict_final(BENCH_VERDICT_FASTER, 1.01) == BENCH_VERDICT_FASTER);
     CHECK(bench_verdict_final(BENCH_VERDICT_FASTER, 0.99) == BENCH_VERDICT_WITHIN_NOISE);
-    CHECK(bench_verdict_final(BENCH_VERDICT_FASTER, NAN) == BENCH_VERDICT_WITHIN_NOISE);
+    CHECK(bench_verdict_final(BENCH_VERDICT_FASTER, NAN) == BENCH_VERDICT_FASTER_UNREPLICATED);
+    CHECK(bench_verdict_final(BENCH_VERDICT_SLOWER, NAN) == BENCH_VERDICT_SLOWER_UNREPLICATED);
+    CHECK(bench_verdict_final(BENCH_VERDICT_WITHIN_NOISE, NAN) == BENCH_VERDICT_WITHIN_NOISE);
+    CHECK(!strcmp(bench_verdict_name(BENCH_VERDICT_SLOWER_UNREPLICATED), "slower-unreplicated"));
     CHECK(bench_verdict_final(BENCH_VERDICT_SLOWER, 0.97) == BENCH_VERDICT_SLOWER);
     CHECK(!strcmp(bench_verdict_name(BENCH_VERDICT_WITHIN_NOISE), "within-noise"));
 }

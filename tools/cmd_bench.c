@@ -59,7 +59,7 @@ static void usage(FILE *f) {
         "  --shapes-file F      the shapes file (default: data/shapes.txt, found near the binary)\n"
         "  --ceilings F         ceilings JSON (from bench ceilings): adds %% of ceiling\n"
         "  --calibration F      calibration JSON (from bench calibrate): enables verdicts\n"
-        "  --no-replicate       do not re-run candidate calls in a fresh process (no verdicts)\n"
+        "  --no-replicate       do not re-run candidate calls in a fresh process\n                       (calls are then reported as faster-/slower-unreplicated)\n"
         "  --blocks N           ABBA/BAAB blocks per row (default 20)\n"
         "  --max-samples N      samples per segment at most (default 5)\n"
         "  --segment-ms X       target time per segment (default 2)\n"

@@ -57,14 +57,18 @@ void bench_block_order(int block, int order[4]);
 typedef enum {
     BENCH_VERDICT_WITHIN_NOISE = 0,
     BENCH_VERDICT_FASTER = 1, /* arm A faster: ratio b/a above 1 + t_noise */
-    BENCH_VERDICT_SLOWER = 2
+    BENCH_VERDICT_SLOWER = 2,
+    /* the call was made but no replicate ran (--no-replicate): a lead, not a verdict */
+    BENCH_VERDICT_FASTER_UNREPLICATED = 3,
+    BENCH_VERDICT_SLOWER_UNREPLICATED = 4
 } bench_verdict;
 const char *bench_verdict_name(bench_verdict v);
 /* The single-process call: faster iff ci_lo > 1 + t_noise, slower iff ci_hi < 1 - t_noise,
  * and both half-ratios on the same side of 1 as the call; otherwise within noise. */
 bench_verdict bench_call(double ci_lo, double ci_hi, double ab_ratio, double ba_ratio, double t_noise);
 /* The final verdict: the call stands only if a replicate in a fresh process has a
- * median ratio on the same side of 1 (replicate_ratio NaN = no replicate: within noise). */
+ * median ratio on the same side of 1; a replicate on the other side makes it within noise;
+ * none (replicate_ratio NaN) leaves it *_UNREPLICATED. */
 bench_verdict bench_verdict_final(bench_verdict call, double replicate_ratio);
 
 /* ------------------------------------------------------------------ the gate */

@@ -73,6 +73,8 @@ const char *bench_verdict_name(bench_verdict v) {
     switch (v) {
     case BENCH_VERDICT_FASTER: return "faster";
     case BENCH_VERDICT_SLOWER: return "slower";
+    case BENCH_VERDICT_FASTER_UNREPLICATED: return "faster-unreplicated";
+    case BENCH_VERDICT_SLOWER_UNREPLICATED: return "slower-unreplicated";
     default: return "within-noise";
     }
 }
@@ -88,6 +90,8 @@ bench_verdict bench_call(double ci_lo, double ci_hi, double ab_ratio, double ba_
 bench_verdict bench_verdict_final(bench_verdict call, double replicate_ratio) {
     if (call == BENCH_VERDICT_FASTER && replicate_ratio > 1.0) return call;
     if (call == BENCH_VERDICT_SLOWER && replicate_ratio < 1.0) return call;
+    if (isnan(replicate_ratio) && call == BENCH_VERDICT_FASTER) return BENCH_VERDICT_FASTER_UNREPLICATED;
+    if (isnan(replicate_ratio) && call == BENCH_VERDICT_SLOWER) return BENCH_VERDICT_SLOWER_UNREPLICATED;
     return BENCH_VERDICT_WITHIN_NOISE;
 }
 
