@@ -57,6 +57,7 @@ typedef struct {
     cublasLtMatrixLayout_t la, lb, lc;
     cublasLtMatmulAlgo_t algo;
     float alpha;
+    tetra_gemm_path path; /* tetra arms: AUTO, or one kernel family forced */
     tetra_status tst; /* status of the last tetra call */
     char note[160];
 } gemm_state;
@@ -159,6 +160,7 @@ static int lt_call(gemm_state *s, int set, const cublasLtMatmulAlgo_t *algo) {
 
 static int gemm_run_set(gemm_state *s, int i) {
     tetra_gemm_options o = tetra_gemm_options_default();
+    o.path = s->path;
     switch (s->kind) {
     case K_TETRA_W4A16:
     case K_TETRA_W4A4:
@@ -334,8 +336,8 @@ static int lt_prepare(gemm_state *s, char *msg, size_t len) {
     return rc;
 }
 
-static int gemm_setup(gemm_kind kind, const bench_env *env, const bench_shape *sh, void **out, char *msg,
-                      size_t len) {
+static int gemm_setup(gemm_kind kind, tetra_gemm_path path, const bench_env *env, const bench_shape *sh,
+                      void **out, char *msg, size_t len) {
     gemm_state *s;
     tetra_rng rng;
     size_t free_b = 0, total_b = 0, per;
@@ -348,6 +350,7 @@ static int gemm_setup(gemm_kind kind, const bench_env *env, const bench_shape *s
     if (sh->k % 16) return bench_set_msg(msg, len, "K = %lld is not a multiple of 16", (long long)sh->k), BENCH_ERROR;
     if (kind == K_BROKEN && sh->k < 32) return bench_set_msg(msg, len, "broken-gemm needs K >= 32"), BENCH_UNSUPPORTED;
     if (!(s = (gemm_state *)calloc(1, sizeof *s))) return bench_set_msg(msg, len, "out of host memory"), BENCH_ERROR;
+    s->path = path;
     s->kind = kind;
     s->env = *env;
     s->m = sh->m;
@@ -471,7 +474,8 @@ static int gemm_setup(gemm_kind kind, const bench_env *env, const bench_shape *s
             rc = s->tst == TETRA_ERR_UNSUPPORTED ? BENCH_UNSUPPORTED : BENCH_ERROR;
             goto done;
         }
-        snprintf(s->note, sizeof s->note, "tetra_gemm AUTO, %s scales",
+        snprintf(s->note, sizeof s->note, "tetra_gemm %s, %s scales",
+                 path == TETRA_PATH_MMA_SYNC ? "path MMA_SYNC" : path == TETRA_PATH_WGMMA ? "path WGMMA" : "AUTO",
                  s->layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled-128x4");
     } else if ((rc = lt_prepare(s, msg, len)) != BENCH_OK) {
         goto done;
@@ -710,21 +714,29 @@ static double bytes_w4a4(const bench_shape *s) { return s->l * (nvb(s->m, s->k) 
 static double bytes_bf16(const bench_shape *s) { return s->l * 2.0 * ((double)s->m * s->k + (double)s->n * s->k + (double)s->m * s->n); }
 static double bytes_fp8(const bench_shape *s) { return s->l * ((double)s->m * s->k + (double)s->n * s->k + 2.0 * s->m * s->n); }
 
-#define SETUP(name, kind)                                                                           \
+#define SETUP(name, kind, path)                                                                     \
     static int name(const bench_env *e, const bench_shape *s, void **st, char *m, size_t l) {      \
-        return gemm_setup(kind, e, s, st, m, l);                                                   \
+        return gemm_setup(kind, path, e, s, st, m, l);                                             \
     }
-SETUP(setup_w4a16, K_TETRA_W4A16)
-SETUP(setup_w4a4, K_TETRA_W4A4)
-SETUP(setup_w4a4_full, K_TETRA_W4A4_FULL)
-SETUP(setup_lt_bf16, K_LT_BF16)
-SETUP(setup_lt_bf16_tuned, K_LT_BF16_TUNED)
-SETUP(setup_lt_fp8, K_LT_FP8)
-SETUP(setup_lt_nvfp4, K_LT_NVFP4)
-SETUP(setup_broken, K_BROKEN)
+SETUP(setup_w4a16, K_TETRA_W4A16, TETRA_PATH_AUTO)
+SETUP(setup_w4a16_mma, K_TETRA_W4A16, TETRA_PATH_MMA_SYNC)
+SETUP(setup_w4a16_wgmma, K_TETRA_W4A16, TETRA_PATH_WGMMA)
+SETUP(setup_w4a4, K_TETRA_W4A4, TETRA_PATH_AUTO)
+SETUP(setup_w4a4_full, K_TETRA_W4A4_FULL, TETRA_PATH_AUTO)
+SETUP(setup_lt_bf16, K_LT_BF16, TETRA_PATH_AUTO)
+SETUP(setup_lt_bf16_tuned, K_LT_BF16_TUNED, TETRA_PATH_AUTO)
+SETUP(setup_lt_fp8, K_LT_FP8, TETRA_PATH_AUTO)
+SETUP(setup_lt_nvfp4, K_LT_NVFP4, TETRA_PATH_AUTO)
+SETUP(setup_broken, K_BROKEN, TETRA_PATH_AUTO)
 
 const bench_arm bench_arm_tetra_gemm = {"tetra-gemm", "gemm", "w4a16", "kernel", 0, setup_w4a16, gemm_run,
     tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16, 0, gemm_describe};
+/* one kernel family forced: the portable mma.sync GEMM (the sm_80/sm_120 path) and the
+   Hopper wgmma GEMM, timed where AUTO would pick something else */
+const bench_arm bench_arm_tetra_gemm_mma = {"tetra-gemm-mma", "gemm", "w4a16", "kernel", 0, setup_w4a16_mma,
+    gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16, 0, gemm_describe};
+const bench_arm bench_arm_tetra_gemm_wgmma = {"tetra-gemm-wgmma", "gemm", "w4a16", "kernel", 0, setup_w4a16_wgmma,
+    gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_w4a4 = {"tetra-gemm-w4a4", "gemm", "w4a4", "kernel", 0, setup_w4a4, gemm_run,
     tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a4, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_w4a4_full = {"tetra-gemm-w4a4-full", "gemm", "w4a4", "full-call", 0,
