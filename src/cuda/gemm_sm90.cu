@@ -56,17 +56,20 @@ enum {
     SPLIT_MAX = 16
 };
 template <int BM> struct cfg {
-    static constexpr int STAGES = BM == 64 ? 6 : 4;
-    static constexpr int A_TILE_BYTES = BM * W_BK * 2;
-    static constexpr int WN = BM == 128 ? 256 : 128; /* columns per consumer warpgroup */
-    static constexpr int NACC = WN / 2;              /* FP32 accumulators per thread */
-    static constexpr int STAGE_TX_BYTES = A_TILE_BYTES + BRAW_BYTES;
-    static constexpr int OFF_A = 0;
-    static constexpr int OFF_BT = OFF_A + STAGES * A_TILE_BYTES;
-    static constexpr int OFF_BRAW = OFF_BT + W_TILES * BT_TILE_BYTES;
-    static constexpr int OFF_BSC = OFF_BRAW + STAGES * BRAW_BYTES;
-    static constexpr int OFF_BAR = OFF_BSC + STAGES * BSC_BYTES;
-    static constexpr int SMEM_BYTES = OFF_BAR + (2 * STAGES + 2 * W_TILES) * 8 + 1024; /* + alignment slack */
+    /* an enum, not static constexpr members: the non-sm_90a passes use only some of them */
+    enum {
+        STAGES = BM == 64 ? 6 : 4,
+        A_TILE_BYTES = BM * W_BK * 2,
+        WN = BM == 128 ? 256 : 128, /* columns per consumer warpgroup */
+        NACC = WN / 2,              /* FP32 accumulators per thread */
+        STAGE_TX_BYTES = A_TILE_BYTES + BRAW_BYTES,
+        OFF_A = 0,
+        OFF_BT = OFF_A + STAGES * A_TILE_BYTES,
+        OFF_BRAW = OFF_BT + W_TILES * BT_TILE_BYTES,
+        OFF_BSC = OFF_BRAW + STAGES * BRAW_BYTES,
+        OFF_BAR = OFF_BSC + STAGES * BSC_BYTES,
+        SMEM_BYTES = OFF_BAR + (2 * STAGES + 2 * W_TILES) * 8 + 1024 /* + alignment slack */
+    };
 };
 static_assert(cfg<128>::SMEM_BYTES <= 227 * 1024 && cfg<64>::SMEM_BYTES <= 227 * 1024, "shared memory");
 
@@ -76,6 +79,10 @@ struct sm90_params {
     const uint8_t *scales;
     int64_t scale_ld, scale_batch;
     int nkb, swizzled, scale_vec4;
+    /* swizzled scales, 16-byte aligned base and batch stride: each stage's scales are the
+     * two 512-byte 128x4 blocks of its 256 rows, copied whole by cp.async.bulk (one per
+     * existing 128-row block) and read in that layout */
+    int scale_bulk;
     /* D */
     void *d;
     int64_t ldd, d_batch;
@@ -137,6 +144,13 @@ __device__ __forceinline__ void tma_load_3d(void *dst, const CUtensorMap *map, i
     asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes "
                  "[%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(smem_u32(dst)),
                  "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(c2), "r"(smem_u32(bar))
+                 : "memory");
+}
+
+__device__ __forceinline__ void bulk_load(void *dst, const void *src, unsigned bytes, uint64_t *bar) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                     smem_u32(dst)),
+                 "l"(src), "r"(bytes), "r"(smem_u32(bar))
                  : "memory");
 }
 
@@ -277,14 +291,17 @@ template <bool IS_BF16> __device__ __forceinline__ uint32_t scale_pair(uint32_t 
  * scales, four 16-byte stores per row. Reads and stores are bank-conflict free (8 threads
  * of a phase: 4 rows x 2 halves). */
 template <bool IS_BF16>
-__device__ __forceinline__ void dequant_b_tile(uint8_t *tile, const uint8_t *raw, const uint8_t *sc, int t) {
+__device__ __forceinline__ void dequant_b_tile(uint8_t *tile, const uint8_t *raw, const uint8_t *sc, int t,
+                                               int sc_swizzled) {
     const uint32_t unit = IS_BF16 ? 0x7E807E80u /* 2^126 */ : 0x74007400u /* 2^14 */;
     const int h = t & 1;
 #pragma unroll
     for (int u = 0; u < 2; u++) {
         const int r = (t >> 1) + 128 * u;
         const uint4 v = *(const uint4 *)(raw + r * 32 + h * 16);
-        const uint32_t s2 = *(const uint16_t *)(sc + r * 4 + h * 2);
+        /* the row's 4 scales: [row][4], or the 128x4 block layout of a bulk-copied stage */
+        const int so = sc_swizzled ? 512 * (r >> 7) + 16 * (r & 31) + 4 * ((r & 127) >> 5) : r * 4;
+        const uint32_t s2 = *(const uint16_t *)(sc + so + h * 2);
         const uint32_t words[4] = {v.x, v.y, v.z, v.w};
         const uint32_t sp[2] = {scale_pair<IS_BF16>(s2 & 0xFFu), scale_pair<IS_BF16>(s2 >> 8)};
 #pragma unroll
@@ -384,10 +401,17 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
             const int s = i % C::STAGES, kt = kt0 + i;
             if (i >= C::STAGES) mbar_wait(&empty[s], ((i / C::STAGES) - 1) & 1);
             if (lane == 0) {
-                mbar_arrive_expect_tx(&full[s], C::STAGE_TX_BYTES);
+                /* bulk scales: 128-row blocks past the padded rows do not exist; their
+                 * smem rows (>= N) only feed outputs that are never stored */
+                const int nblk = p.scale_bulk ? min(2, (p.n + 127) / 128 - n0 / 128) : 0;
+                mbar_arrive_expect_tx(&full[s], C::STAGE_TX_BYTES + 512 * nblk);
                 tma_load_3d(smem + C::OFF_A + s * C::A_TILE_BYTES, &tm_a, kt * W_BK, m0, l, &full[s]);
                 tma_load_3d(smem + C::OFF_BRAW + s * BRAW_BYTES, &tm_b, kt * (W_BK / 2), n0, l, &full[s]);
+                for (int b = 0; b < nblk; b++)
+                    bulk_load(smem + C::OFF_BSC + s * BSC_BYTES + 512 * b,
+                              sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, &full[s]);
             }
+            if (p.scale_bulk) { mbar_arrive(&full[s]); continue; }
             if (p.diag >= 3) { mbar_arrive(&full[s]); continue; }
             /* the 4 block scales of each of the 256 rows -> sc_s[r*4 .. +3], zero past N, K */
             uint8_t *dst = smem + C::OFF_BSC + s * BSC_BYTES;
@@ -430,7 +454,7 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
         if (i >= W_TILES) mbar_wait(&tempty[j], ((i / W_TILES) - 1) & 1); /* read by K-tile i-3 */
         if (p.diag != 1 && p.diag != 4)
             dequant_b_tile<IS_BF16>(smem + C::OFF_BT + j * BT_TILE_BYTES, smem + C::OFF_BRAW + s * BRAW_BYTES,
-                                    smem + C::OFF_BSC + s * BSC_BYTES, t);
+                                    smem + C::OFF_BSC + s * BSC_BYTES, t, p.scale_bulk);
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         mbar_arrive(&tfull[j]);
     };
@@ -657,6 +681,7 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
     prm.scale_batch = p->batch > 1 ? b->scale_batch_stride : 0;
     prm.nkb = (int)(p->k / 16);
     prm.swizzled = b->scale_layout == TETRA_SCALE_SWIZZLED_128X4;
+    prm.scale_bulk = prm.swizzled && tetra_aligned(b->scales, 16) && prm.scale_batch % 16 == 0;
     prm.scale_vec4 = tetra_aligned(b->scales, 4) && prm.scale_batch % 4 == 0 && (prm.swizzled || prm.scale_ld % 4 == 0);
     prm.d = p->d;
     prm.ldd = p->ldd;
