@@ -400,7 +400,10 @@ static int build_cases(gcase *cs) {
     static const int64_t odd[][3] = {
         {1, 129, 64},     {17, 100, 48},   {100, 255, 16},   {129, 17, 4112},  {255, 1000, 4096},
         {1000, 255, 4112}, {1000, 1000, 64}, {129, 129, 4096}, {17, 1000, 4112}, {255, 129, 48},
-        {1000, 17, 16},   {100, 100, 4096}};
+        {1000, 17, 16},   {100, 100, 4096},
+        /* wgmma configurations (gemm_sm90.cu choose_config): BM = 64 with split-K (8, 4),
+         * BM = 128 with split-K (BF16 and FP16 A) */
+        {64, 520, 2048},  {1, 300, 1024},  {1000, 512, 1024}, {128, 200, 4096}};
     static const tetra_dtype at[3] = {TETRA_DTYPE_BF16, TETRA_DTYPE_FP16, TETRA_DTYPE_NVFP4};
     static const tetra_dtype dt[3] = {TETRA_DTYPE_BF16, TETRA_DTYPE_FP16, TETRA_DTYPE_FP32};
     int n = 0;
@@ -486,6 +489,9 @@ int main(void) {
         large_case(ctx, paths[p], 1000, 4096, 4112, TETRA_DTYPE_FP16);
         /* K a multiple of 32 but not of 64, M and N not multiples of the tiles (wgmma takes it) */
         large_case(ctx, paths[p], 1000, 4000, 4128, TETRA_DTYPE_FP16);
+        /* the small-M wgmma configurations at bench shapes: BM = 64 + split-K 8, BM = 128 + split-K 8 */
+        large_case(ctx, paths[p], 64, 4096, 4096, TETRA_DTYPE_BF16);
+        large_case(ctx, paths[p], 128, 4096, 7168, TETRA_DTYPE_BF16);
     }
 
     /* alignment the fast path cannot take is refused with a message, never mis-computed */

@@ -24,6 +24,7 @@
  * and N are zero-filled by TMA / cp.async). Scales: any layout and alignment.
  */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -39,26 +40,38 @@
 
 namespace {
 
+/* Configuration. BM = 128: each consumer warpgroup owns 64 rows x 256 columns (m64n256k16);
+ * BM = 64: both consumer warpgroups share the 64 rows, each owning 128 columns (m64n128k16),
+ * which doubles the CTAs for M <= 64. The raw ring is deeper for BM = 64 (small M is
+ * bound by the weight stream, so more bytes in flight pay). */
 enum {
-    W_BM = 128, /* rows of A (M) per CTA: 2 consumer warpgroups x 64 */
-    W_BN = 256, /* rows of B (N) per CTA: the wgmma N */
+    W_BN = 256, /* rows of B (N) per CTA */
     W_BK = 64,  /* K per stage: one 128-byte swizzle row of 16-bit elements */
-    W_STAGES = 4,
+    W_TILES = 3, /* dequantized B tiles: one in the tensor cores, one waiting, one being written */
     W_THREADS = 384,
     W_CONSUMERS = 256,
-    A_TILE_BYTES = W_BM * W_BK * 2,       /* 16 KiB */
-    BT_TILE_BYTES = W_BN * W_BK * 2,      /* 32 KiB dequantized B tile */
-    BRAW_BYTES = W_BN * W_BK / 2,         /* 8 KiB packed B */
-    BSC_BYTES = W_BN * (W_BK / 16),       /* 1 KiB block scales, [row][4] */
-    STAGE_TX_BYTES = A_TILE_BYTES + BRAW_BYTES,
-    OFF_A = 0,
-    OFF_BT = OFF_A + W_STAGES * A_TILE_BYTES,
-    OFF_BRAW = OFF_BT + 2 * BT_TILE_BYTES,
-    OFF_BSC = OFF_BRAW + W_STAGES * BRAW_BYTES,
-    OFF_BAR = OFF_BSC + W_STAGES * BSC_BYTES,
-    SMEM_USED = OFF_BAR + 2 * W_STAGES * 8,
-    SMEM_BYTES = SMEM_USED + 1024 /* slack to align the base to 1024 (128B swizzle) */
+    BT_TILE_BYTES = W_BN * W_BK * 2, /* 32 KiB dequantized B tile */
+    BRAW_BYTES = W_BN * W_BK / 2,    /* 8 KiB packed B */
+    BSC_BYTES = W_BN * (W_BK / 16),  /* 1 KiB block scales, [row][4] */
+    SPLIT_MAX = 16
 };
+template <int BM> struct cfg {
+    /* an enum, not static constexpr members: the non-sm_90a passes use only some of them */
+    enum {
+        STAGES = BM == 64 ? 6 : 4,
+        A_TILE_BYTES = BM * W_BK * 2,
+        WN = BM == 128 ? 256 : 128, /* columns per consumer warpgroup */
+        NACC = WN / 2,              /* FP32 accumulators per thread */
+        STAGE_TX_BYTES = A_TILE_BYTES + BRAW_BYTES,
+        OFF_A = 0,
+        OFF_BT = OFF_A + STAGES * A_TILE_BYTES,
+        OFF_BRAW = OFF_BT + W_TILES * BT_TILE_BYTES,
+        OFF_BSC = OFF_BRAW + STAGES * BRAW_BYTES,
+        OFF_BAR = OFF_BSC + STAGES * BSC_BYTES,
+        SMEM_BYTES = OFF_BAR + (2 * STAGES + 2 * W_TILES) * 8 + 1024 /* + alignment slack */
+    };
+};
+static_assert(cfg<128>::SMEM_BYTES <= 227 * 1024 && cfg<64>::SMEM_BYTES <= 227 * 1024, "shared memory");
 
 struct sm90_params {
     int m, n, k, ktiles;
@@ -66,6 +79,10 @@ struct sm90_params {
     const uint8_t *scales;
     int64_t scale_ld, scale_batch;
     int nkb, swizzled, scale_vec4;
+    /* swizzled scales, 16-byte aligned base and batch stride: each stage's scales are the
+     * two 512-byte 128x4 blocks of its 256 rows, copied whole by cp.async.bulk (one per
+     * existing 128-row block) and read in that layout */
+    int scale_bulk;
     /* D */
     void *d;
     int64_t ldd, d_batch;
@@ -74,6 +91,13 @@ struct sm90_params {
     int bias_dtype;
     float alpha;
     const float *gb;
+    int batch;
+    /* split-K: CTA z = l + batch * split takes K-tiles [split*ktiles/splits, (split+1)*ktiles/splits)
+     * and (splits > 1) writes FP32 partial sums to ws[split][l][m][n]; the reduce kernel adds
+     * them in split order */
+    int splits;
+    float *ws;
+    int diag; /* TETRA_GEMM_DIAG builds only: 1 no dequant, 3 no scale loads, 4 = 1+3 */
 };
 
 /* Set in each device image: 1 only where the kernel body below is real (sm_90a). The
@@ -120,6 +144,13 @@ __device__ __forceinline__ void tma_load_3d(void *dst, const CUtensorMap *map, i
     asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes "
                  "[%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(smem_u32(dst)),
                  "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(c2), "r"(smem_u32(bar))
+                 : "memory");
+}
+
+__device__ __forceinline__ void bulk_load(void *dst, const void *src, unsigned bytes, uint64_t *bar) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                     smem_u32(dst)),
+                 "l"(src), "r"(bytes), "r"(smem_u32(bar))
                  : "memory");
 }
 
@@ -173,6 +204,15 @@ __device__ __forceinline__ uint64_t smem_desc(const void *p) {
                  : TETRA_WGMMA_N256_ACC_OPERANDS                                                  \
                  : "l"(desc_a), "l"(desc_b), "r"(1))
 
+#define TETRA_WGMMA_N128_ACC_REGS "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+#define TETRA_WGMMA_N128_ACC_OPERANDS "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+#define TETRA_WGMMA_M64N128K16(TYPE)                                                               \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                    \
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " "                    \
+                 "{" TETRA_WGMMA_N128_ACC_REGS "}, %64, %65, p, 1, 1, 0, 0;\n}\n"                 \
+                 : TETRA_WGMMA_N128_ACC_OPERANDS                                                  \
+                 : "l"(desc_a), "l"(desc_b), "r"(1))
+
 template <bool IS_BF16> __device__ __forceinline__ void wgmma_m64n256k16(float d[128], uint64_t desc_a, uint64_t desc_b);
 template <> __device__ __forceinline__ void wgmma_m64n256k16<true>(float d[128], uint64_t desc_a, uint64_t desc_b) {
     TETRA_WGMMA_M64N256K16("bf16");
@@ -181,13 +221,29 @@ template <> __device__ __forceinline__ void wgmma_m64n256k16<false>(float d[128]
     TETRA_WGMMA_M64N256K16("f16");
 }
 
+template <bool IS_BF16> __device__ __forceinline__ void wgmma_m64n128k16(float d[64], uint64_t desc_a, uint64_t desc_b);
+template <> __device__ __forceinline__ void wgmma_m64n128k16<true>(float d[64], uint64_t desc_a, uint64_t desc_b) {
+    TETRA_WGMMA_M64N128K16("bf16");
+}
+template <> __device__ __forceinline__ void wgmma_m64n128k16<false>(float d[64], uint64_t desc_a, uint64_t desc_b) {
+    TETRA_WGMMA_M64N128K16("f16");
+}
+/* One k16 step of a consumer warpgroup: 64 rows x NACC*2 columns. */
+template <bool IS_BF16, int NACC>
+__device__ __forceinline__ void wgmma_k16(float *d, uint64_t desc_a, uint64_t desc_b) {
+    if (NACC == 128) wgmma_m64n256k16<IS_BF16>(d, desc_a, desc_b);
+    else wgmma_m64n128k16<IS_BF16>(d, desc_a, desc_b);
+}
+
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void wgmma_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
 /* Keep the compiler from moving accumulator reads/writes across an async wgmma. */
-__device__ __forceinline__ void acc_fence(float d[128]) {
+template <int NACC> __device__ __forceinline__ void acc_fence(float *d) {
 #pragma unroll
-    for (int i = 0; i < 128; i++) asm volatile("" : "+f"(d[i]));
+    for (int i = 0; i < NACC; i++) asm volatile("" : "+f"(d[i]));
 }
 
 /* Byte offset of 16-byte chunk `chunk` (0..7) of row `row` in a 128B-swizzled tile whose
@@ -230,18 +286,22 @@ template <bool IS_BF16> __device__ __forceinline__ uint32_t scale_pair(uint32_t 
 }
 
 /* Dequantize one raw stage (256 rows x 32 packed bytes, scales [row][4]) into a
- * swizzled 256x64 16-bit tile. Consumer thread t does rows t/2 and t/2 + 128, elements
- * 32*(t%2) .. +32 of each: 16 raw bytes, 2 scales, four 16-byte stores per row. Reads
- * and stores are bank-conflict free (8 threads of a phase: 4 rows x 2 halves). */
+ * swizzled 256x64 16-bit tile, by the 256 consumer threads. Thread t does rows
+ * t/2 + 128u (u = 0, 1), elements 32*(t%2) .. +32 of each: 16 raw bytes, 2
+ * scales, four 16-byte stores per row. Reads and stores are bank-conflict free (8 threads
+ * of a phase: 4 rows x 2 halves). */
 template <bool IS_BF16>
-__device__ __forceinline__ void dequant_b_tile(uint8_t *tile, const uint8_t *raw, const uint8_t *sc, int t) {
+__device__ __forceinline__ void dequant_b_tile(uint8_t *tile, const uint8_t *raw, const uint8_t *sc, int t,
+                                               int sc_swizzled) {
     const uint32_t unit = IS_BF16 ? 0x7E807E80u /* 2^126 */ : 0x74007400u /* 2^14 */;
     const int h = t & 1;
 #pragma unroll
     for (int u = 0; u < 2; u++) {
         const int r = (t >> 1) + 128 * u;
         const uint4 v = *(const uint4 *)(raw + r * 32 + h * 16);
-        const uint32_t s2 = *(const uint16_t *)(sc + r * 4 + h * 2);
+        /* the row's 4 scales: [row][4], or the 128x4 block layout of a bulk-copied stage */
+        const int so = sc_swizzled ? 512 * (r >> 7) + 16 * (r & 31) + 4 * ((r & 127) >> 5) : r * 4;
+        const uint32_t s2 = *(const uint16_t *)(sc + so + h * 2);
         const uint32_t words[4] = {v.x, v.y, v.z, v.w};
         const uint32_t sp[2] = {scale_pair<IS_BF16>(s2 & 0xFFu), scale_pair<IS_BF16>(s2 >> 8)};
 #pragma unroll
@@ -261,45 +321,72 @@ __device__ __forceinline__ void dequant_b_tile(uint8_t *tile, const uint8_t *raw
     }
 }
 
+/* Where and how a CTA writes its outputs: D itself (scale, bias, D's dtype) or, under
+ * split-K, its FP32 slice of the workspace (raw sums). */
+struct epi_dst {
+    uint8_t *d;
+    int64_t ldd;
+    int m, n, dtype, pair, bias_dtype;
+    const void *bias;
+};
+
 /* Store two adjacent outputs (col, col+1) of row `row`; col+1 may be out of range. */
 /* not inlined: 64 inlined copies of the dtype switches make cicc take many minutes */
-__device__ __noinline__ void store_pair(const sm90_params &p, uint8_t *d, int row, int col, float v0,
-                                           float v1) {
-    if (row >= p.m || col >= p.n) return;
-    int64_t i = (int64_t)row * p.ldd + col;
-    if (p.bias) {
-        v0 += tetra_load_dense(p.bias, col, (tetra_dtype)p.bias_dtype);
-        if (col + 1 < p.n) v1 += tetra_load_dense(p.bias, col + 1, (tetra_dtype)p.bias_dtype);
+__device__ __noinline__ void store_pair(const epi_dst &e, int row, int col, float v0, float v1) {
+    if (row >= e.m || col >= e.n) return;
+    int64_t i = (int64_t)row * e.ldd + col;
+    if (e.bias) {
+        v0 += tetra_load_dense(e.bias, col, (tetra_dtype)e.bias_dtype);
+        if (col + 1 < e.n) v1 += tetra_load_dense(e.bias, col + 1, (tetra_dtype)e.bias_dtype);
     }
-    if (p.d_pair && col + 1 < p.n) {
-        switch (p.d_dtype) {
-        case TETRA_DTYPE_FP32: *(float2 *)((float *)d + i) = make_float2(v0, v1); break;
-        case TETRA_DTYPE_FP16: *(__half2 *)((__half *)d + i) = __floats2half2_rn(v0, v1); break;
-        default: *(__nv_bfloat162 *)((__nv_bfloat16 *)d + i) = __floats2bfloat162_rn(v0, v1); break;
+    if (e.pair && col + 1 < e.n) {
+        switch (e.dtype) {
+        case TETRA_DTYPE_FP32: *(float2 *)((float *)e.d + i) = make_float2(v0, v1); break;
+        case TETRA_DTYPE_FP16: *(__half2 *)((__half *)e.d + i) = __floats2half2_rn(v0, v1); break;
+        default: *(__nv_bfloat162 *)((__nv_bfloat16 *)e.d + i) = __floats2bfloat162_rn(v0, v1); break;
         }
         return;
     }
-    tetra_store_dense(d, i, (tetra_dtype)p.d_dtype, v0);
-    if (col + 1 < p.n) tetra_store_dense(d, i + 1, (tetra_dtype)p.d_dtype, v1);
+    tetra_store_dense(e.d, i, (tetra_dtype)e.dtype, v0);
+    if (col + 1 < e.n) tetra_store_dense(e.d, i + 1, (tetra_dtype)e.dtype, v1);
 }
 
 #endif /* TETRA_SM90_DEVICE */
 
-template <bool IS_BF16>
+/* Warpgroups: 0 and 1 consumers, 2 the producer (one warp: TMA for A and raw B,
+ * cp.async for the scales) into a ring of STAGES x {A tile, raw B, scales} guarded by
+ * full/empty mbarriers. The consumers dequantize raw stages into a ring of W_TILES
+ * swizzled 16-bit B tiles (tfull/tempty mbarriers: each warpgroup writes half of every
+ * tile, both read all of it) and keep one wgmma group in flight across K-tiles
+ * (wait_group 1): per K-tile they issue the wgmmas of tile i, dequantize tile i+1 while
+ * those (and tile i-1's) run, then wait for tile i-1's group and release its A stage and
+ * B tile. No named barrier: the tensor pipe never drains inside the K loop.
+ * All code must fit the launch bound's 168 registers (ptxas does not allocate per
+ * setmaxnreg region): 128 accumulators + the dequantization's temporaries. */
+template <bool IS_BF16, int BM>
 __global__ void __launch_bounds__(W_THREADS, 1)
 gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
                   const sm90_params p) {
 #if TETRA_SM90_DEVICE
+    typedef cfg<BM> C;
     extern __shared__ uint8_t smem_raw[];
     uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
-    uint64_t *full = (uint64_t *)(smem + OFF_BAR), *empty = full + W_STAGES;
-    const int n0 = blockIdx.x * W_BN, m0 = blockIdx.y * W_BM, l = blockIdx.z;
-    const int wg = threadIdx.x / 128;
+    uint64_t *full = (uint64_t *)(smem + C::OFF_BAR), *empty = full + C::STAGES;
+    uint64_t *tfull = empty + C::STAGES, *tempty = tfull + W_TILES;
+    const int n0 = blockIdx.x * W_BN, m0 = blockIdx.y * BM;
+    const int l = (int)(blockIdx.z % (unsigned)p.batch), split = (int)(blockIdx.z / (unsigned)p.batch);
+    const int kt0 = (int)((int64_t)split * p.ktiles / p.splits);
+    const int nk = (int)((int64_t)(split + 1) * p.ktiles / p.splits) - kt0;
+    const int wg = threadIdx.x / 128, lane = threadIdx.x % 32;
 
     if (threadIdx.x == 0) {
-        for (int s = 0; s < W_STAGES; s++) {
+        for (int s = 0; s < C::STAGES; s++) {
             mbar_init(&full[s], 1 + 32); /* producer's expect_tx + one per producer lane */
-            mbar_init(&empty[s], W_CONSUMERS);
+            mbar_init(&empty[s], 8); /* one per consumer warp */
+        }
+        for (int j = 0; j < W_TILES; j++) {
+            mbar_init(&tfull[j], W_CONSUMERS); /* every consumer thread, after its stores */
+            mbar_init(&tempty[j], 8);          /* one per consumer warp */
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
@@ -309,21 +396,28 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
         /* ---- producer: one warp; TMA for A and raw B, cp.async for the scales */
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (threadIdx.x % 128 >= 32) return;
-        const int lane = threadIdx.x % 32;
         const uint8_t *sc = p.scales + (int64_t)l * p.scale_batch;
-        for (int kt = 0; kt < p.ktiles; kt++) {
-            const int s = kt % W_STAGES;
-            if (kt >= W_STAGES) mbar_wait(&empty[s], ((kt / W_STAGES) - 1) & 1);
+        for (int i = 0; i < nk; i++) {
+            const int s = i % C::STAGES, kt = kt0 + i;
+            if (i >= C::STAGES) mbar_wait(&empty[s], ((i / C::STAGES) - 1) & 1);
             if (lane == 0) {
-                mbar_arrive_expect_tx(&full[s], STAGE_TX_BYTES);
-                tma_load_3d(smem + OFF_A + s * A_TILE_BYTES, &tm_a, kt * W_BK, m0, l, &full[s]);
-                tma_load_3d(smem + OFF_BRAW + s * BRAW_BYTES, &tm_b, kt * (W_BK / 2), n0, l, &full[s]);
+                /* bulk scales: 128-row blocks past the padded rows do not exist; their
+                 * smem rows (>= N) only feed outputs that are never stored */
+                const int nblk = p.scale_bulk ? min(2, (p.n + 127) / 128 - n0 / 128) : 0;
+                mbar_arrive_expect_tx(&full[s], C::STAGE_TX_BYTES + 512 * nblk);
+                tma_load_3d(smem + C::OFF_A + s * C::A_TILE_BYTES, &tm_a, kt * W_BK, m0, l, &full[s]);
+                tma_load_3d(smem + C::OFF_BRAW + s * BRAW_BYTES, &tm_b, kt * (W_BK / 2), n0, l, &full[s]);
+                for (int b = 0; b < nblk; b++)
+                    bulk_load(smem + C::OFF_BSC + s * BSC_BYTES + 512 * b,
+                              sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, &full[s]);
             }
+            if (p.scale_bulk) { mbar_arrive(&full[s]); continue; }
+            if (p.diag >= 3) { mbar_arrive(&full[s]); continue; }
             /* the 4 block scales of each of the 256 rows -> sc_s[r*4 .. +3], zero past N, K */
-            uint8_t *dst = smem + OFF_BSC + s * BSC_BYTES;
+            uint8_t *dst = smem + C::OFF_BSC + s * BSC_BYTES;
             const int kb0 = kt * (W_BK / 16);
-            for (int i = 0; i < W_BN / 32; i++) {
-                const int r = lane + 32 * i, gr = n0 + r;
+            for (int i2 = 0; i2 < W_BN / 32; i2++) {
+                const int r = lane + 32 * i2, gr = n0 + r;
                 const int nvalid = gr < p.n ? min(4, p.nkb - kb0) : 0;
                 const int64_t off = p.swizzled ? tetra_swizzled_offset(gr, kb0, p.nkb)
                                                : (int64_t)gr * p.scale_ld + kb0;
@@ -345,54 +439,81 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
         return;
     }
 
-    /* ---- consumers: warpgroups 0 and 1, rows 64*wg .. +64 of the tile */
+    /* ---- consumers: warpgroups 0 and 1 */
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-    const int t = threadIdx.x; /* 0..255 */
-    float acc[128];
+    const int row0 = BM == 128 ? 64 * wg : 0, col0 = BM == 128 ? 0 : 128 * wg;
+    float acc[C::NACC];
 #pragma unroll
-    for (int i = 0; i < 128; i++) acc[i] = 0.0f;
+    for (int i = 0; i < C::NACC; i++) acc[i] = 0.0f;
 
-    mbar_wait(&full[0], 0);
-    dequant_b_tile<IS_BF16>(smem + OFF_BT, smem + OFF_BRAW, smem + OFF_BSC, t);
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-    asm volatile("bar.sync 1, 256;\n" ::: "memory"); /* the 256 consumer threads */
-
-    for (int kt = 0; kt < p.ktiles; kt++) {
-        const int s = kt % W_STAGES, buf = kt & 1;
-        const uint8_t *ta = smem + OFF_A + s * A_TILE_BYTES + wg * 64 * 128;
-        const uint8_t *tb = smem + OFF_BT + buf * BT_TILE_BYTES;
-        acc_fence(acc);
+    const int t = threadIdx.x; /* 0..255 */
+    /* dequantize K-tile i into tile i % W_TILES and publish it to the async proxy */
+    auto transform = [&](int i) {
+        const int s = i % C::STAGES, j = i % W_TILES;
+        mbar_wait(&full[s], (i / C::STAGES) & 1);
+        if (i >= W_TILES) mbar_wait(&tempty[j], ((i / W_TILES) - 1) & 1); /* read by K-tile i-3 */
+        if (p.diag != 1 && p.diag != 4)
+            dequant_b_tile<IS_BF16>(smem + C::OFF_BT + j * BT_TILE_BYTES, smem + C::OFF_BRAW + s * BRAW_BYTES,
+                                    smem + C::OFF_BSC + s * BSC_BYTES, t, p.scale_bulk);
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        mbar_arrive(&tfull[j]);
+    };
+    if (nk > 0) transform(0);
+    for (int i = 0; i < nk; i++) {
+        const int s = i % C::STAGES, j = i % W_TILES;
+        const uint8_t *ta = smem + C::OFF_A + s * C::A_TILE_BYTES + row0 * 128;
+        const uint8_t *tb = smem + C::OFF_BT + j * BT_TILE_BYTES + col0 * 128;
+        mbar_wait(&tfull[j], (i / W_TILES) & 1); /* implies full[s]: tile i was made from stage s */
+        acc_fence<C::NACC>(acc);
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < W_BK / 16; ks++)
-            wgmma_m64n256k16<IS_BF16>(acc, smem_desc(ta + ks * 32), smem_desc(tb + ks * 32));
+            wgmma_k16<IS_BF16, C::NACC>(acc, smem_desc(ta + ks * 32), smem_desc(tb + ks * 32));
         wgmma_commit();
-        acc_fence(acc);
-        /* while the tensor cores run: dequantize K-tile kt+1 into the other buffer */
-        if (kt + 1 < p.ktiles) {
-            const int s1 = (kt + 1) % W_STAGES;
-            mbar_wait(&full[s1], ((kt + 1) / W_STAGES) & 1);
-            dequant_b_tile<IS_BF16>(smem + OFF_BT + (buf ^ 1) * BT_TILE_BYTES, smem + OFF_BRAW + s1 * BRAW_BYTES,
-                                    smem + OFF_BSC + s1 * BSC_BYTES, t);
+        acc_fence<C::NACC>(acc);
+        if (i + 1 < nk) transform(i + 1); /* while the tensor cores run K-tiles i-1 and i */
+        wgmma_wait<1>(); /* K-tile i-1's group has completed: release its A stage and B tile */
+        acc_fence<C::NACC>(acc);
+        if (i > 0 && t % 32 == 0) {
+            mbar_arrive(&empty[(i - 1) % C::STAGES]); /* its raw B was read two K-tiles ago */
+            mbar_arrive(&tempty[(i - 1) % W_TILES]);
         }
-        wgmma_wait_all();
-        acc_fence(acc);
-        mbar_arrive(&empty[s]); /* A tile (wgmma) and raw B (dequantized last round) consumed */
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        asm volatile("bar.sync 1, 256;\n" ::: "memory"); /* the 256 consumer threads */
     }
+    wgmma_wait<0>();
+    acc_fence<C::NACC>(acc);
+    /* the last stage/tile need no release: nothing waits for them */
 
-    /* epilogue: FP32 scale, bias, convert, guarded stores. Accumulator j of n8 tile c:
-     * row (lane/4) (+8 for j >= 2), column 8c + 2*(lane%4) + j%2. */
-    const float scale = tetra_gemm_scale(p.alpha, NULL, p.gb);
-    uint8_t *d = (uint8_t *)p.d + (int64_t)l * p.d_batch * (int64_t)(p.d_dtype == TETRA_DTYPE_FP32 ? 4 : 2);
-    const int lane = t % 32, warp = (t % 128) / 32;
-    const int row = m0 + wg * 64 + warp * 16 + lane / 4;
+    /* epilogue: FP32 scale, bias, convert, guarded stores (or raw FP32 partial sums under
+     * split-K). Accumulator j of n8 tile c: row (lane/4) (+8 for j >= 2), column
+     * 8c + 2*(lane%4) + j%2. */
+    epi_dst e;
+    float scale;
+    e.m = p.m;
+    e.n = p.n;
+    if (p.splits > 1) {
+        e.d = (uint8_t *)(p.ws + ((int64_t)split * p.batch + l) * (int64_t)p.m * p.n);
+        e.ldd = p.n;
+        e.dtype = TETRA_DTYPE_FP32;
+        e.pair = p.n % 2 == 0;
+        e.bias = NULL;
+        e.bias_dtype = 0;
+        scale = 1.0f;
+    } else {
+        e.d = (uint8_t *)p.d + (int64_t)l * p.d_batch * (int64_t)(p.d_dtype == TETRA_DTYPE_FP32 ? 4 : 2);
+        e.ldd = p.ldd;
+        e.dtype = p.d_dtype;
+        e.pair = p.d_pair;
+        e.bias = p.bias;
+        e.bias_dtype = p.bias_dtype;
+        scale = tetra_gemm_scale(p.alpha, NULL, p.gb);
+    }
+    const int warp = (threadIdx.x % 128) / 32;
+    const int row = m0 + row0 + warp * 16 + lane / 4;
 #pragma unroll
-    for (int c = 0; c < W_BN / 8; c++) {
-        const int col = n0 + c * 8 + 2 * (lane % 4);
-        store_pair(p, d, row, col, acc[4 * c] * scale, acc[4 * c + 1] * scale);
-        store_pair(p, d, row + 8, col, acc[4 * c + 2] * scale, acc[4 * c + 3] * scale);
+    for (int c = 0; c < C::WN / 8; c++) {
+        const int col = n0 + col0 + c * 8 + 2 * (lane % 4);
+        store_pair(e, row, col, acc[4 * c] * scale, acc[4 * c + 1] * scale);
+        store_pair(e, row + 8, col, acc[4 * c + 2] * scale, acc[4 * c + 3] * scale);
     }
 #else
     (void)tm_a;
@@ -400,6 +521,22 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
     (void)p;
     __trap(); /* never launched: the launcher checks g_wgmma_kernel_built */
 #endif
+}
+
+/* Split-K: D = scale * sum over splits (in split order, so repeats are bit-identical) of
+ * the FP32 partial sums, + bias. One output per thread, coalesced along N. */
+__global__ void gemm_wgmma_splitk_reduce(const sm90_params p) {
+    const int64_t mn = (int64_t)p.m * p.n, total = mn * p.batch;
+    const float scale = tetra_gemm_scale(p.alpha, NULL, p.gb);
+    const size_t dsz = p.d_dtype == TETRA_DTYPE_FP32 ? 4 : 2;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t l = i / mn, r = (i % mn) / p.n, c = i % p.n;
+        float v = 0.0f;
+        for (int sp = 0; sp < p.splits; sp++) v += p.ws[(int64_t)sp * total + i];
+        v *= scale;
+        if (p.bias) v += tetra_load_dense(p.bias, c, (tetra_dtype)p.bias_dtype);
+        tetra_store_dense((uint8_t *)p.d + l * p.d_batch * (int64_t)dsz, r * p.ldd + c, (tetra_dtype)p.d_dtype, v);
+    }
 }
 
 /* ---- host side */
@@ -437,12 +574,56 @@ int kernel_built(int device) {
 
 } // namespace
 
+/* The configuration for a problem (the dispatcher of this kernel family):
+ *   BM = 64 for M <= 64 (twice the CTAs of BM = 128 there, no tensor work on zero rows),
+ *   else BM = 128;
+ *   split-K when the output tiles fill at most half the SMs: as many splits as keep one
+ *   wave (tiles * splits <= SMs), at most SPLIT_MAX, and at least 4 K-tiles per split.
+ * The configuration depends on M (BM, and the split count through the tile count), so
+ * row m of D can depend on M only through split-K: without a split, each output is the
+ * same k16-ordered FP32 wgmma sum whatever the tile. */
+struct wgmma_config { int bm, splits; };
+static wgmma_config choose_config(const tetra_gemm_problem *p, int sms) {
+    wgmma_config c;
+    const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
+    c.bm = p->m <= 64 ? 64 : 128;
+    const int64_t tiles = ((p->m + c.bm - 1) / c.bm) * ((p->n + W_BN - 1) / W_BN) * p->batch;
+    c.splits = 1;
+    if (tiles * 2 <= sms) {
+        int64_t s = sms / tiles;
+        if (s > SPLIT_MAX) s = SPLIT_MAX;
+        if (s > ktiles / 4) s = ktiles / 4;
+        if (s > 1) c.splits = (int)s;
+    }
+    return c;
+}
+
+template <bool IS_BF16, int BM>
+static tetra_status launch_config(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &prm,
+                                  const tetra_gemm_problem *p, cudaStream_t stream) {
+    dim3 grid((unsigned)((p->n + W_BN - 1) / W_BN), (unsigned)((p->m + BM - 1) / BM),
+              (unsigned)(p->batch * prm.splits));
+    TETRA_CUDA_TRY(cudaFuncSetAttribute(gemm_wgmma_kernel<IS_BF16, BM>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)cfg<BM>::SMEM_BYTES));
+    gemm_wgmma_kernel<IS_BF16, BM><<<grid, W_THREADS, cfg<BM>::SMEM_BYTES, stream>>>(tm_a, tm_b, prm);
+    TETRA_LAUNCH_CHECK();
+    if (prm.splits > 1) {
+        const int64_t total = (int64_t)prm.m * prm.n * prm.batch;
+        int64_t blocks = (total + 255) / 256;
+        if (blocks > 4096) blocks = 4096;
+        gemm_wgmma_splitk_reduce<<<(unsigned)blocks, 256, 0, stream>>>(prm);
+        TETRA_LAUNCH_CHECK();
+    }
+    return TETRA_OK;
+}
+
 extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
     sm90_params prm;
     CUtensorMap tm_a, tm_b;
     PFN_cuTensorMapEncodeTiled_v12000 encode;
     const tetra_operand *a = &p->a, *b = &p->b;
     const size_t dsize = p->d_dtype == TETRA_DTYPE_FP32 ? 4 : 2;
+    const wgmma_config cf = choose_config(p, p->ctx->sms);
     int64_t a_bs, b_bs;
     CUresult cr;
 
@@ -452,8 +633,8 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
     if (a->dtype != TETRA_DTYPE_BF16 && a->dtype != TETRA_DTYPE_FP16)
         return tetra_fail(TETRA_ERR_UNSUPPORTED,
                           "wgmma GEMM: a.dtype must be BF16 or FP16 (W4A4 goes to the mma.sync kernel)");
-    if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX || (p->m + W_BM - 1) / W_BM > TETRA_MAX_GRID_Y ||
-        p->batch > TETRA_MAX_GRID_Y)
+    if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX || (p->m + 63) / 64 > TETRA_MAX_GRID_Y ||
+        p->batch * SPLIT_MAX > TETRA_MAX_GRID_Y || p->m * p->n > INT32_MAX)
         return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: M, N, K or L too large for its grid");
     if (p->k % 32)
         return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: K must be a multiple of 32");
@@ -471,11 +652,11 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
         return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: cuTensorMapEncodeTiled is not available");
 
     {
-        /* A: [L][M][K] 16-bit, box 64 (K) x 128 (rows), 128B swizzle; B: [L][N][K/2] bytes,
+        /* A: [L][M][K] 16-bit, box 64 (K) x BM (rows), 128B swizzle; B: [L][N][K/2] bytes,
          * box 32 x 256, no swizzle. Out-of-range boxes are zero-filled. */
         cuuint64_t dims_a[3] = {(cuuint64_t)p->k, (cuuint64_t)p->m, (cuuint64_t)p->batch};
         cuuint64_t strides_a[2] = {(cuuint64_t)a->ld * 2, (cuuint64_t)a_bs * 2};
-        cuuint32_t box_a[3] = {W_BK, W_BM, 1}, estr[3] = {1, 1, 1};
+        cuuint32_t box_a[3] = {W_BK, (cuuint32_t)cf.bm, 1}, estr[3] = {1, 1, 1};
         cuuint64_t dims_b[3] = {(cuuint64_t)p->k / 2, (cuuint64_t)p->n, (cuuint64_t)p->batch};
         cuuint64_t strides_b[2] = {(cuuint64_t)b->ld / 2, (cuuint64_t)b_bs / 2};
         cuuint32_t box_b[3] = {W_BK / 2, W_BN, 1};
@@ -500,6 +681,7 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
     prm.scale_batch = p->batch > 1 ? b->scale_batch_stride : 0;
     prm.nkb = (int)(p->k / 16);
     prm.swizzled = b->scale_layout == TETRA_SCALE_SWIZZLED_128X4;
+    prm.scale_bulk = prm.swizzled && tetra_aligned(b->scales, 16) && prm.scale_batch % 16 == 0;
     prm.scale_vec4 = tetra_aligned(b->scales, 4) && prm.scale_batch % 4 == 0 && (prm.swizzled || prm.scale_ld % 4 == 0);
     prm.d = p->d;
     prm.ldd = p->ldd;
@@ -510,20 +692,26 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
     prm.bias_dtype = (int)p->bias_dtype;
     prm.alpha = p->alpha;
     prm.gb = b->gscale_dev;
+    prm.diag = 0;
+#ifdef TETRA_GEMM_DIAG
+    if (getenv("TETRA_GEMM_DIAG_MODE")) prm.diag = atoi(getenv("TETRA_GEMM_DIAG_MODE"));
+#endif
 
-    {
-        dim3 grid((unsigned)((p->n + W_BN - 1) / W_BN), (unsigned)((p->m + W_BM - 1) / W_BM), (unsigned)p->batch);
-        cudaStream_t stream = TETRA_STREAM(p);
-        if (a->dtype == TETRA_DTYPE_BF16) {
-            TETRA_CUDA_TRY(cudaFuncSetAttribute(gemm_wgmma_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                (int)SMEM_BYTES));
-            gemm_wgmma_kernel<true><<<grid, W_THREADS, SMEM_BYTES, stream>>>(tm_a, tm_b, prm);
-        } else {
-            TETRA_CUDA_TRY(cudaFuncSetAttribute(gemm_wgmma_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                (int)SMEM_BYTES));
-            gemm_wgmma_kernel<false><<<grid, W_THREADS, SMEM_BYTES, stream>>>(tm_a, tm_b, prm);
-        }
-        TETRA_LAUNCH_CHECK();
+    prm.batch = (int)p->batch;
+    prm.splits = cf.splits;
+    prm.ws = NULL;
+    if (cf.splits > 1) {
+        void *ws;
+        tetra_status st = tetra_context_workspace(p->ctx, (size_t)cf.splits * (size_t)(p->m * p->n * p->batch) * 4, &ws);
+        if (st != TETRA_OK) return st;
+        prm.ws = (float *)ws;
     }
-    return TETRA_OK;
+    {
+        cudaStream_t stream = TETRA_STREAM(p);
+        if (a->dtype == TETRA_DTYPE_BF16)
+            return cf.bm == 64 ? launch_config<true, 64>(tm_a, tm_b, prm, p, stream)
+                               : launch_config<true, 128>(tm_a, tm_b, prm, p, stream);
+        return cf.bm == 64 ? launch_config<false, 64>(tm_a, tm_b, prm, p, stream)
+                           : launch_config<false, 128>(tm_a, tm_b, prm, p, stream);
+    }
 }
