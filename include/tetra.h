@@ -217,9 +217,20 @@ typedef struct tetra_gemm_options {
     const void *bias;       /* NULL or device pointer to N values of bias_dtype */
     tetra_dtype bias_dtype; /* FP32, FP16 or BF16 */
     tetra_gemm_path path;
+    /* 1: row m of D is bit-identical whatever M is. The configuration then depends on N, K
+     * and the device only: one kernel family and tile for every M (no GEMV/GEMM switch at
+     * M = 16) and no split-K. It costs speed at small M (docs/notes/gemm-sm90.md). */
+    int batch_invariant;
+    /* Pin a configuration of the forced path (0 = the path's own choice; a pin needs a
+     * path other than AUTO, and a pin the path cannot take is TETRA_ERR_UNSUPPORTED).
+     * tile_m: WGMMA 64 or 128 rows per CTA, MMA_SYNC 128. splits: 1 = no split-K, > 1 =
+     * that many K slices summed in a fixed order (WGMMA up to 16, GEMV). For tests and tuning. */
+    int tile_m;
+    int splits;
 } tetra_gemm_options;
 
-tetra_gemm_options tetra_gemm_options_default(void); /* alpha 1, no bias, AUTO */
+/* alpha 1, no bias, AUTO, not batch-invariant, nothing pinned */
+tetra_gemm_options tetra_gemm_options_default(void);
 
 /* D[M,N] = alpha * gA * gB * A[M,K] * B[N,K]^T (+ bias[N]), batched over L.
  * B: NVFP4 weights. A: NVFP4 (W4A4) or BF16/FP16 (W4A16). D: FP32/FP16/BF16.

@@ -331,8 +331,10 @@ static void gate_catches_defect(void) {
 }
 
 /* Large shape: the path's BF16 and FP32 outputs against the GPU reference path's FP32. */
-static void large_case(tetra_context *ctx, tetra_gemm_path path, int64_t M, int64_t N, int64_t K,
-                       tetra_dtype a_dtype) {
+static int g_sm90; /* the device runs the wgmma path */
+
+static void pinned_case(tetra_context *ctx, tetra_gemm_path path, int64_t M, int64_t N, int64_t K,
+                        tetra_dtype a_dtype, int tile_m, int splits) {
     tetra_rng rng = {2024};
     operand A, B;
     tu_devbuf dref, dout;
@@ -366,9 +368,14 @@ static void large_case(tetra_context *ctx, tetra_gemm_path path, int64_t M, int6
         dout = tu_dev_alloc(bytes, 0xFF);
         gout = tetra_matrix_dense(outs[t], dout.ptr, M, N);
         o.path = path;
+        o.tile_m = tile_m;
+        o.splits = splits;
         st = tetra_gemm(ctx, &A.g, &B.g, &gout, &o);
+        o.tile_m = o.splits = 0;
         if (st == TETRA_ERR_UNSUPPORTED) {
             printf("  %-9s large: unsupported: %s\n", path_name(path), tetra_last_error());
+            /* a pinned configuration of a path this device runs must be taken */
+            CHECK_MSG(!(tile_m || splits) || (path == TETRA_PATH_WGMMA && !g_sm90), "pinned configuration refused");
             tu_dev_free(&dout);
             break;
         }
@@ -380,15 +387,79 @@ static void large_case(tetra_context *ctx, tetra_gemm_path path, int64_t M, int6
         fl = tetra_err_dtype_floor(ref, outs[t], M * N);
         /* the reference's own FP32 rounding doubles the FP32 floor: the factor 2 covers it */
         pass = tetra_err_pass(&s, &fl, 2.0, gate_slack(outs[t], K));
-        printf("  %-9s large M=%lld N=%lld K=%lld a=%s d=%s vs GPU reference: norm %.2e (floor %.2e) "
-               "maxrel %.2e (floor %.2e) %s\n",
-               path_name(path), (long long)M, (long long)N, (long long)K, tu_dtype_name(a_dtype),
+        printf("  %-9s large M=%lld N=%lld K=%lld a=%s tile_m %d splits %d d=%s vs GPU reference: norm %.2e "
+               "(floor %.2e) maxrel %.2e (floor %.2e) %s\n",
+               path_name(path), (long long)M, (long long)N, (long long)K, tu_dtype_name(a_dtype), tile_m, splits,
                tu_dtype_name(outs[t]), s.normwise, fl.normwise, s.max_rel, fl.max_rel, pass ? "PASS" : "FAIL");
         CHECK_MSG(pass, "large-shape gate");
     }
 done:
     tu_dev_free(&dref);
     free(href); free(ref); free(hout);
+    free_operand(&A);
+    free_operand(&B);
+}
+
+static void large_case(tetra_context *ctx, tetra_gemm_path path, int64_t M, int64_t N, int64_t K,
+                       tetra_dtype a_dtype) {
+    pinned_case(ctx, path, M, N, K, a_dtype, 0, 0);
+}
+
+/* opts.batch_invariant: row m of D is bit-identical for every M (AUTO path, so across the
+ * M = 16 GEMV/GEMM boundary and the wgmma tile/split choices); pins the path cannot take
+ * are refused. */
+static void batch_invariant_case(tetra_context *ctx) {
+    const int64_t MMAX = 300, N = 520, K = 2048;
+    const int64_t ms[] = {1, 2, 16, 17, 64, 65, 129, 299};
+    tetra_rng rng = {77};
+    operand A, B;
+    tu_devbuf dfull = tu_dev_alloc((size_t)(MMAX * N) * 2, 0xFF), dpart;
+    tetra_matrix gfull = tetra_matrix_dense(TETRA_DTYPE_BF16, dfull.ptr, MMAX, N), gpart, Am;
+    tetra_gemm_options o = tetra_gemm_options_default();
+    uint16_t *full = (uint16_t *)malloc((size_t)(MMAX * N) * 2), *part = (uint16_t *)malloc((size_t)(MMAX * N) * 2);
+    make_nvfp4(&B, &rng, N, K, 1, TETRA_SCALE_SWIZZLED_128X4, 0, 0.02f);
+    make_dense(&A, &rng, TETRA_DTYPE_BF16, MMAX, K, 1, 0);
+    o.batch_invariant = 1;
+    CHECK_MSG(tetra_gemm(ctx, &A.g, &B.g, &gfull, &o) == TETRA_OK, "%s", tetra_last_error());
+    tu_dev_download(&dfull, full, (size_t)(MMAX * N) * 2);
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+        int64_t diff = 0;
+        Am = A.g;
+        Am.rows = ms[i];
+        dpart = tu_dev_alloc((size_t)(ms[i] * N) * 2, 0xFF);
+        gpart = tetra_matrix_dense(TETRA_DTYPE_BF16, dpart.ptr, ms[i], N);
+        CHECK_MSG(tetra_gemm(ctx, &Am, &B.g, &gpart, &o) == TETRA_OK, "%s", tetra_last_error());
+        tu_dev_download(&dpart, part, (size_t)(ms[i] * N) * 2);
+        CHECK(tu_dev_check_guards(&dpart, "batch-invariant d"));
+        tu_dev_free(&dpart);
+        for (int64_t j = 0; j < ms[i] * N; j++) diff += part[j] != full[j];
+        printf("  batch-invariant: M=%lld rows vs the same rows of M=%lld: %lld of %lld values differ %s\n",
+               (long long)ms[i], (long long)MMAX, (long long)diff, (long long)(ms[i] * N), diff ? "FAIL" : "PASS");
+        CHECK_MSG(diff == 0, "batch-invariant mode: row values depend on M = %lld", (long long)ms[i]);
+    }
+    /* pins: AUTO + pin and batch_invariant + split are argument errors; pins the path
+     * cannot take are refused */
+    o = tetra_gemm_options_default();
+    o.tile_m = 64;
+    CHECK_ERR(tetra_gemm(ctx, &A.g, &B.g, &gfull, &o), TETRA_ERR_INVALID_ARGUMENT, "opts.path");
+    o.path = TETRA_PATH_WGMMA;
+    o.batch_invariant = 1;
+    o.tile_m = 0;
+    o.splits = 2;
+    CHECK_ERR(tetra_gemm(ctx, &A.g, &B.g, &gfull, &o), TETRA_ERR_INVALID_ARGUMENT, "batch_invariant");
+    o.batch_invariant = 0;
+    o.splits = 17;
+    CHECK(tetra_gemm(ctx, &A.g, &B.g, &gfull, &o) == TETRA_ERR_UNSUPPORTED);
+    o.splits = 0;
+    o.tile_m = 96;
+    CHECK(tetra_gemm(ctx, &A.g, &B.g, &gfull, &o) == TETRA_ERR_UNSUPPORTED);
+    o.path = TETRA_PATH_MMA_SYNC;
+    o.tile_m = 0;
+    o.splits = 2;
+    CHECK_ERR(tetra_gemm(ctx, &A.g, &B.g, &gfull, &o), TETRA_ERR_UNSUPPORTED, "one configuration");
+    CHECK(tu_dev_check_guards(&dfull, "batch-invariant d"));
+    tu_dev_free(&dfull);
+    free(full); free(part);
     free_operand(&A);
     free_operand(&B);
 }
@@ -454,6 +525,7 @@ int main(void) {
     uint64_t seed = 1234;
 
     tetra_device_info_get(tetra_context_device(ctx), &info);
+    g_sm90 = info.major == 9;
     printf("%s: %s sm_%d%d, seed %llu, %d cases per path\n", NAME, info.name, info.major, info.minor,
            (unsigned long long)seed, ncases);
     gate_catches_defect();
@@ -493,6 +565,16 @@ int main(void) {
         large_case(ctx, paths[p], 64, 4096, 4096, TETRA_DTYPE_BF16);
         large_case(ctx, paths[p], 128, 4096, 7168, TETRA_DTYPE_BF16);
     }
+
+    /* every configuration the wgmma launcher can pick, pinned, against the GPU reference:
+     * both tiles, no split, odd and maximal splits; then the mma.sync's one configuration */
+    {
+        static const int pins[][2] = {{64, 1}, {64, 3}, {64, 16}, {128, 1}, {128, 2}, {128, 16}};
+        for (size_t i = 0; i < sizeof pins / sizeof pins[0]; i++)
+            pinned_case(ctx, TETRA_PATH_WGMMA, 200, 520, 2048, TETRA_DTYPE_BF16, pins[i][0], pins[i][1]);
+        pinned_case(ctx, TETRA_PATH_MMA_SYNC, 200, 520, 2048, TETRA_DTYPE_BF16, 128, 1);
+    }
+    batch_invariant_case(ctx);
 
     /* alignment the fast path cannot take is refused with a message, never mis-computed */
     {

@@ -1,7 +1,8 @@
 /* gemm_api.c - tetra_gemm: validate, resolve descriptors, dispatch to a kernel family.
  *
  * Dispatch (TETRA_PATH_AUTO): M <= 16 -> GEMV kernels; otherwise the Hopper wgmma GEMM
- * on sm_90, the portable mma.sync GEMM elsewhere. A launcher that cannot take a problem
+ * on sm_90, the portable mma.sync GEMM elsewhere. Batch-invariant products skip the GEMV
+ * (its use depends on M) and the launchers then choose a configuration without split-K. A launcher that cannot take a problem
  * returns TETRA_ERR_UNSUPPORTED and the next one is tried; the reference kernel takes
  * everything, so AUTO never fails for a valid problem. */
 #include <math.h>
@@ -15,6 +16,9 @@ tetra_gemm_options tetra_gemm_options_default(void) {
     o.bias = NULL;
     o.bias_dtype = TETRA_DTYPE_FP32;
     o.path = TETRA_PATH_AUTO;
+    o.batch_invariant = 0;
+    o.tile_m = 0;
+    o.splits = 0;
     return o;
 }
 
@@ -60,6 +64,19 @@ static tetra_status check_gemm(tetra_context *ctx, const tetra_matrix *a, const 
     if (o->path < TETRA_PATH_AUTO || o->path > TETRA_PATH_WGMMA)
         return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "opts.path %d is not a tetra_gemm_path",
                           (int)o->path);
+    if (o->batch_invariant != 0 && o->batch_invariant != 1)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "opts.batch_invariant must be 0 or 1 (got %d)",
+                          o->batch_invariant);
+    if (o->tile_m < 0 || o->tile_m > 256)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "opts.tile_m = %d is out of range [0, 256]", o->tile_m);
+    if (o->splits < 0 || o->splits > 4096)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "opts.splits = %d is out of range [0, 4096]", o->splits);
+    if ((o->tile_m || o->splits) && o->path == TETRA_PATH_AUTO)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT,
+                          "opts.tile_m / opts.splits pin a configuration of one path: set opts.path too");
+    if (o->batch_invariant && o->splits > 1)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT,
+                          "opts.splits = %d contradicts opts.batch_invariant (no split-K there)", o->splits);
     return TETRA_OK;
 }
 
@@ -86,16 +103,23 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
     if (a->dtype != TETRA_DTYPE_NVFP4) p.a.gscale_dev = NULL;
     p.bias = o.bias;
     p.bias_dtype = o.bias_dtype;
+    p.batch_invariant = o.batch_invariant;
+    p.tile_m = o.tile_m;
+    p.splits = o.splits;
     p.ctx = ctx;
 
     switch (o.path) {
-    case TETRA_PATH_REFERENCE: return tetra_launch_gemm_reference(&p);
+    case TETRA_PATH_REFERENCE:
+        if (p.tile_m || p.splits > 1)
+            return tetra_fail(TETRA_ERR_UNSUPPORTED, "the reference path has no tile or split to pin");
+        return tetra_launch_gemm_reference(&p);
     case TETRA_PATH_GEMV: return tetra_launch_gemv(&p);
     case TETRA_PATH_MMA_SYNC: return tetra_launch_gemm_mma(&p);
     case TETRA_PATH_WGMMA: return tetra_launch_gemm_wgmma(&p);
     default: break;
     }
-    if (p.m <= 16) {
+    /* the GEMV/GEMM switch at M = 16 depends on M, so batch-invariant products skip the GEMV */
+    if (p.m <= 16 && !p.batch_invariant) {
         st = tetra_launch_gemv(&p);
         if (st != TETRA_ERR_UNSUPPORTED) return st;
     }

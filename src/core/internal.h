@@ -87,6 +87,8 @@ typedef struct tetra_gemm_problem {
     float alpha;
     const void *bias;
     tetra_dtype bias_dtype;
+    int batch_invariant; /* configuration must not depend on M (no split-K) */
+    int tile_m, splits;  /* pinned configuration; 0 = the launcher chooses */
     tetra_context *ctx;
 } tetra_gemm_problem;
 

@@ -376,6 +376,11 @@ extern "C" tetra_status tetra_launch_gemm_mma(const tetra_gemm_problem *p) {
         return tetra_fail(TETRA_ERR_UNSUPPORTED, "mma.sync GEMM: M, N, K or L too large for its grid");
     if (p->k % 16)
         return tetra_fail(TETRA_ERR_UNSUPPORTED, "mma.sync GEMM: K must be a multiple of 16");
+    /* one configuration, M-independent (batch-invariant as it stands) */
+    if ((p->tile_m && p->tile_m != MMA_BM) || p->splits > 1)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "mma.sync GEMM has one configuration: tile_m %d, no split-K (opts.tile_m = %d, "
+                          "opts.splits = %d)", (int)MMA_BM, p->tile_m, p->splits);
     switch (p->a.dtype) {
     case TETRA_DTYPE_BF16: atype = A_BF16; break;
     case TETRA_DTYPE_FP16: atype = A_FP16; break;

@@ -583,13 +583,18 @@ int kernel_built(int device) {
  * row m of D can depend on M only through split-K: without a split, each output is the
  * same k16-ordered FP32 wgmma sum whatever the tile. */
 struct wgmma_config { int bm, splits; };
+/* Batch-invariant products take BM = 128 and no split for every M (row m then always sits
+ * at row m % 128 of its tile, in the same code path). Pinned values (p->tile_m,
+ * p->splits) override the choice; the launcher checks them. */
 static wgmma_config choose_config(const tetra_gemm_problem *p, int sms) {
     wgmma_config c;
     const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
-    c.bm = p->m <= 64 ? 64 : 128;
+    c.bm = p->tile_m ? p->tile_m : p->batch_invariant ? 128 : p->m <= 64 ? 64 : 128;
     const int64_t tiles = ((p->m + c.bm - 1) / c.bm) * ((p->n + W_BN - 1) / W_BN) * p->batch;
     c.splits = 1;
-    if (tiles * 2 <= sms) {
+    if (p->splits) {
+        c.splits = p->splits;
+    } else if (!p->batch_invariant && tiles * 2 <= sms) {
         int64_t s = sms / tiles;
         if (s > SPLIT_MAX) s = SPLIT_MAX;
         if (s > ktiles / 4) s = ktiles / 4;
@@ -638,6 +643,12 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
         return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: M, N, K or L too large for its grid");
     if (p->k % 32)
         return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: K must be a multiple of 32");
+    if (cf.bm != 64 && cf.bm != 128)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: opts.tile_m = %d; this kernel has 64 or 128", cf.bm);
+    if (cf.splits > SPLIT_MAX || cf.splits > (p->k + W_BK - 1) / W_BK)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "wgmma GEMM: opts.splits = %d; at most %d and at most one split per %d-wide K tile",
+                          cf.splits, SPLIT_MAX, W_BK);
     a_bs = p->batch > 1 ? a->batch_stride : p->m * a->ld;
     b_bs = p->batch > 1 ? b->batch_stride : p->n * b->ld;
     if (!tetra_aligned(a->data, 16) || a->ld % 8 || a_bs % 8)
