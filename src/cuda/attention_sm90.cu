@@ -30,6 +30,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include <atomic>
+
 #include "common.cuh"
 #include "launch.h"
 
@@ -275,46 +277,64 @@ __device__ __forceinline__ void gemm_pv(float (&o)[D / 2], const uint32_t (&pf)[
     }
 }
 
+/* 2^x on the MUFU unit, results below 2^-126 flushed to zero. Plain exp2f (no fast-math)
+ * wraps every MUFU.EX2 in a denormal-range fix-up (FSETP, two predicated FMULs): three
+ * extra instructions per score. A probability below 2^-126 (next to a row maximum
+ * weighted 1) changes no output, so the flush is harmless. */
+__device__ __forceinline__ float exp2_ftz(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
+}
+
 /* Online softmax of this thread's part of a 64x128 score tile (accumulator layout: register
  * 4*nt + e holds row g + 8*(e >> 1), column 8*nt + 2*t4 + (e & 1) of the warp's 16 rows).
  * Scores become probabilities in place; m (log2 domain) and l (this thread's partial row
  * sums) are updated and alpha returns the factor the O accumulators must be rescaled by
- * (applied later: O may still be in flight in the tensor cores). */
-template <bool CAUSAL, bool MASK>
+ * (applied later: O may still be in flight in the tensor cores).
+ * GENERIC (masked blocks, or a negative scale): scale every score, mask, then take the
+ * maximum. Otherwise (every key visible, scale >= 0): the maximum of the raw scores times
+ * the scale is the maximum of the scaled scores (rounding is monotonic), and
+ * p = 2^(s*c - m) is one FFMA and one MUFU per score. */
+template <bool CAUSAL, bool GENERIC>
 __device__ __forceinline__ void softmax_step(float (&s)[64], float (&m)[2], float (&l)[2], float (&alpha)[2],
                                              const Sm90Params &p, int row0, int key0) {
     const int t4 = threadIdx.x & 3;
+    const float c = p.scale_log2;
+    if (GENERIC) {
 #pragma unroll
-    for (int nt = 0; nt < 16; nt++)
+        for (int nt = 0; nt < 16; nt++)
 #pragma unroll
-        for (int e = 0; e < 4; e++) {
-            float x = s[4 * nt + e] * p.scale_log2;
-            if (MASK) {
+            for (int e = 0; e < 4; e++) {
+                float x = s[4 * nt + e] * c;
                 const int row = row0 + (e >= 2 ? 8 : 0);
                 const int key = key0 + nt * 8 + 2 * t4 + (e & 1);
                 bool visible = key < p.nk;
                 if (CAUSAL) visible = visible && key <= row + p.causal_offset;
                 if (!visible) x = -INFINITY;
+                s[4 * nt + e] = x;
             }
-            s[4 * nt + e] = x;
-        }
+    }
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-        float mx = m[h];
+        float mx = s[2 * h];
 #pragma unroll
         for (int nt = 0; nt < 16; nt++) mx = fmaxf(mx, fmaxf(s[4 * nt + 2 * h], s[4 * nt + 2 * h + 1]));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        if (!GENERIC) mx *= c;
+        mx = fmaxf(mx, m[h]);
         /* A row with no visible key so far keeps m = -inf; subtract 0 so that no
          * -inf - -inf NaN appears: its p and alpha are 0. */
         const float base = mx == -INFINITY ? 0.0f : mx;
+        const float scale = GENERIC ? 1.0f : c;
         float sum = 0.0f;
-        alpha[h] = exp2f(m[h] - base);
+        alpha[h] = exp2_ftz(m[h] - base);
         m[h] = mx;
 #pragma unroll
         for (int nt = 0; nt < 16; nt++) {
-            s[4 * nt + 2 * h] = exp2f(s[4 * nt + 2 * h] - base);
-            s[4 * nt + 2 * h + 1] = exp2f(s[4 * nt + 2 * h + 1] - base);
+            s[4 * nt + 2 * h] = exp2_ftz(fmaf(s[4 * nt + 2 * h], scale, -base));
+            s[4 * nt + 2 * h + 1] = exp2_ftz(fmaf(s[4 * nt + 2 * h + 1], scale, -base));
             sum += s[4 * nt + 2 * h] + s[4 * nt + 2 * h + 1];
         }
         l[h] = l[h] * alpha[h] + sum;
@@ -331,10 +351,12 @@ __device__ __forceinline__ void scores_to_operand(const float (&s)[64], uint32_t
         for (int j = 0; j < 4; j++) pf[kk][j] = pack2<BF16>(s[8 * kk + 2 * j], s[8 * kk + 2 * j + 1]);
 }
 
+/* Whether a key block needs the generic softmax: some key masked for some of this
+ * warpgroup's rows, or a negative scale (the raw maximum is then not the scaled one). */
 template <bool CAUSAL>
 __device__ __forceinline__ bool block_needs_mask(const Sm90Params &p, int kb, int first_row) {
     const int last_key = (kb + 1) * kBlockN - 1;
-    return last_key >= p.nk || (CAUSAL && last_key > first_row + p.causal_offset);
+    return last_key >= p.nk || (CAUSAL && last_key > first_row + p.causal_offset) || p.scale_log2 < 0.0f;
 }
 #endif /* TETRA_SM90_DEVICE */
 
@@ -388,6 +410,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         /* ---------------- producer */
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
         if (tid == 0 && nkb > 0) {
+            /* fetch the K and V descriptors while Q's load is issued */
+            asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&maps.k) : "memory");
+            asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&maps.v) : "memory");
             mbar_expect_tx(bar_q, L::kTileQ);
 #pragma unroll
             for (int c = 0; c < D / kSwizzleCols; c++)
@@ -580,15 +605,23 @@ template <int D, bool BF16, bool CAUSAL>
 tetra_status launch_config(tetra_context *ctx, const Sm90Maps &maps, const Sm90Params &p, int64_t ctas) {
     auto kernel = attention_fwd_sm90<D, BF16, CAUSAL>;
     constexpr int smem = Sm90Smem<D>::kAlloc;
-    cudaFuncAttributes attr;
-    TETRA_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
-    /* The body exists only in sm_90a code; a binary built without it must not run. */
-    if (attr.binaryVersion != 90 || attr.ptxVersion < 90)
-        return tetra_fail(TETRA_ERR_UNSUPPORTED,
-                          "attention path 3: this build of libtetra has no sm_90a code (binary sm_%d, "
-                          "ptx %d); build with CMAKE_CUDA_ARCHITECTURES containing 90a",
-                          attr.binaryVersion, attr.ptxVersion);
-    TETRA_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    /* The attribute query and the shared-memory opt-in cost microseconds of host time per
+     * call, which a short attention call pays in full; do them once per device (bit d of
+     * `ready`; devices >= 64 are checked every call). */
+    static std::atomic<unsigned long long> ready{0};
+    const unsigned long long bit = ctx->device >= 0 && ctx->device < 64 ? 1ull << ctx->device : 0;
+    if (!bit || !(ready.load(std::memory_order_relaxed) & bit)) {
+        cudaFuncAttributes attr;
+        TETRA_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
+        /* The body exists only in sm_90a code; a binary built without it must not run. */
+        if (attr.binaryVersion != 90 || attr.ptxVersion < 90)
+            return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                              "attention path 3: this build of libtetra has no sm_90a code (binary sm_%d, "
+                              "ptx %d); build with CMAKE_CUDA_ARCHITECTURES containing 90a",
+                              attr.binaryVersion, attr.ptxVersion);
+        TETRA_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        ready.fetch_or(bit, std::memory_order_relaxed);
+    }
     kernel<<<(unsigned)ctas, kThreads, smem, (cudaStream_t)ctx->stream>>>(maps, p);
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
