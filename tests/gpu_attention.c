@@ -432,6 +432,11 @@ int main(void) {
             /* several 128-key blocks with ragged ends (path 3's ring wraps around) */
             {TETRA_DTYPE_FP16, 64, 1, 1, 300, 1000, 4, 1, 1, 2, 1},
             {TETRA_DTYPE_BF16, 128, 0, 1, 1000, 300, 2, 2, 0, 2, 1},
+            /* more 128-row tiles than an H200 has SMs (132), non-causal: path 3's
+             * persistent CTAs walk several tiles each (Q buffer, ring and ping-pong
+             * carried across tiles), ragged N, GQA, padded layout */
+            {TETRA_DTYPE_BF16, 128, 0, 2, 1100, 1100, 8, 2, 1, 2, 1},
+            {TETRA_DTYPE_FP16, 64, 0, 1, 1000, 1500, 20, 4, 0, 2, 1},
         };
         /* negative scale over several unmasked key blocks, causal and not */
         const attn_case negative[] = {
