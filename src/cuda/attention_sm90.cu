@@ -3,7 +3,7 @@
  *
  * CTA = 128 query rows of one (batch, head), 384 threads = 3 warpgroups:
  *   warpgroup 0  producer: setmaxnreg down to 24; one thread issues TMA
- *                (cp.async.bulk.tensor) loads of Q once and of K/V tiles of 128 keys into a
+ *                (cp.async.bulk.tensor) loads of Q (once per tile) and of K/V tiles of 128 keys into a
  *                ring of 2 (D=128) or 3 (D=64) stages guarded by mbarriers (fullK/fullV:
  *                data landed; emptyK/emptyV: every consumer warp is done with it).
  *   warpgroups 1, 2  consumers: setmaxnreg up to 240; each owns 64 query rows.
@@ -16,6 +16,8 @@
  *                together; softmax of S(j+1) runs while P(j) V(j) is still in the tensor
  *                cores. Ping-pong: the two consumers take turns issuing their GEMMs (named
  *                barriers), so one warpgroup's softmax overlaps the other's GEMMs.
+ * Non-causal problems with more tiles than SMs run persistent CTAs (one per SM), each
+ * walking several tiles with the ring, Q buffer and ping-pong carried over.
  * Key blocks are visited from the last to the first, so the blocks that need the mask
  * (the partial last block, the causal diagonal) come first and the rest run mask-free.
  * Out-of-range rows of Q, K, V are zero-filled by TMA; keys >= Nk are masked.
