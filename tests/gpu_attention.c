@@ -26,6 +26,10 @@ typedef struct {
     int with_lse;
 } attn_case;
 
+/* When set, problems use scale = -1/sqrt(D) instead of the default 1/sqrt(D): path 3's
+ * shortcut (maximum of the raw scores, then scale) holds only for scale >= 0. */
+static int g_negative_scale;
+
 typedef struct {
     double err, floor, bound;
     int nonfinite, gaps_ok, lse_ok, status;
@@ -90,6 +94,7 @@ static void problem_init(problem *p, const attn_case *c, uint64_t seed) {
     p->host.heads_q = c->Hq; p->host.heads_kv = c->Hkv; p->host.head_dim = c->D;
     p->host.causal = c->causal;
     p->host.path = c->path;
+    p->host.scale = g_negative_scale ? (float)(-1.0 / sqrt((double)c->D)) : 0.0f;
     p->q_el = layout_strides(c->layout, 0, c->B, c->Nq, c->Hq, c->D, p->host.q_strides);
     p->k_el = layout_strides(c->layout, 1, c->B, c->Nk, c->Hkv, c->D, p->host.k_strides);
     layout_strides(c->layout, 1, c->B, c->Nk, c->Hkv, c->D, p->host.v_strides);
@@ -142,7 +147,7 @@ static attn_result problem_run(const problem *p, tetra_context *ctx, int path, f
     a.q = p->dq.ptr; a.k = p->dk.ptr; a.v = p->dv.ptr; a.o = dout.ptr;
     a.lse = c->with_lse ? (float *)dlse.ptr : NULL;
     a.path = path;
-    a.scale = (float)(1.0 / sqrt((double)c->D)) * scale_mul;
+    a.scale = (float)((g_negative_scale ? -1.0 : 1.0) / sqrt((double)c->D)) * scale_mul;
     if (drop_keys && c->layout == 0) { /* keep the original Nk's contiguous strides */
         const int64_t ks[3] = {c->Nk * c->Hkv * c->D, c->Hkv * c->D, c->D};
         memcpy(a.k_strides, ks, sizeof ks);
@@ -427,6 +432,16 @@ int main(void) {
             /* several 128-key blocks with ragged ends (path 3's ring wraps around) */
             {TETRA_DTYPE_FP16, 64, 1, 1, 300, 1000, 4, 1, 1, 2, 1},
             {TETRA_DTYPE_BF16, 128, 0, 1, 1000, 300, 2, 2, 0, 2, 1},
+            /* more 128-row tiles than an H200 has SMs (132), non-causal: path 3's
+             * persistent CTAs walk several tiles each (Q buffer, ring and ping-pong
+             * carried across tiles), ragged N, GQA, padded layout */
+            {TETRA_DTYPE_BF16, 128, 0, 2, 1100, 1100, 8, 2, 1, 2, 1},
+            {TETRA_DTYPE_FP16, 64, 0, 1, 1000, 1500, 20, 4, 0, 2, 1},
+        };
+        /* negative scale over several unmasked key blocks, causal and not */
+        const attn_case negative[] = {
+            {TETRA_DTYPE_BF16, 128, 1, 1, 300, 300, 2, 2, 0, 2, 1},
+            {TETRA_DTYPE_FP16, 64, 0, 1, 200, 500, 2, 1, 0, 2, 1},
         };
         const int extra_paths[2] = {2, 1};
         const attn_case unaligned = {TETRA_DTYPE_BF16, 64, 1, 2, 50, 70, 4, 2, 2, 0, 1};
@@ -434,6 +449,10 @@ int main(void) {
         for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++)
             check_case(ctx, &extra[i], seed++, extra_paths, 2);
         check_case(ctx, &unaligned, seed++, auto_path, 1);
+        g_negative_scale = 1;
+        for (size_t i = 0; i < sizeof negative / sizeof negative[0]; i++)
+            check_case(ctx, &negative[i], seed++, extra_paths, 2);
+        g_negative_scale = 0;
     }
     check_defects(ctx);
     if (tu_quick()) printf("large cases skipped (TETRA_TEST_QUICK)\n");

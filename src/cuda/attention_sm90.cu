@@ -3,7 +3,7 @@
  *
  * CTA = 128 query rows of one (batch, head), 384 threads = 3 warpgroups:
  *   warpgroup 0  producer: setmaxnreg down to 24; one thread issues TMA
- *                (cp.async.bulk.tensor) loads of Q once and of K/V tiles of 128 keys into a
+ *                (cp.async.bulk.tensor) loads of Q (once per tile) and of K/V tiles of 128 keys into a
  *                ring of 2 (D=128) or 3 (D=64) stages guarded by mbarriers (fullK/fullV:
  *                data landed; emptyK/emptyV: every consumer warp is done with it).
  *   warpgroups 1, 2  consumers: setmaxnreg up to 240; each owns 64 query rows.
@@ -16,6 +16,8 @@
  *                together; softmax of S(j+1) runs while P(j) V(j) is still in the tensor
  *                cores. Ping-pong: the two consumers take turns issuing their GEMMs (named
  *                barriers), so one warpgroup's softmax overlaps the other's GEMMs.
+ * Non-causal problems with more tiles than SMs run persistent CTAs (one per SM), each
+ * walking several tiles with the ring, Q buffer and ping-pong carried over.
  * Key blocks are visited from the last to the first, so the blocks that need the mask
  * (the partial last block, the causal diagonal) come first and the rest run mask-free.
  * Out-of-range rows of Q, K, V are zero-filled by TMA; keys >= Nk are masked.
@@ -29,6 +31,8 @@
 #include <cudaTypedefs.h>
 #include <math.h>
 #include <stdint.h>
+
+#include <atomic>
 
 #include "common.cuh"
 #include "launch.h"
@@ -53,6 +57,7 @@ struct Sm90Params {
     int batch, nq, nk, hq, group;
     int causal_offset;      /* nk - nq: query i sees keys j <= i + offset */
     int num_qblocks;
+    int num_tiles;          /* num_qblocks * batch * hq; a CTA takes tiles blockIdx.x + k * gridDim.x */
     float scale_log2;       /* scale * log2(e) */
 };
 
@@ -76,8 +81,9 @@ template <int D> struct Sm90Smem {
     static constexpr int kK = kQ + kTileQ;
     static constexpr int kV = kK + kStages * kTileKV;
     static constexpr int kBar = kV + kStages * kTileKV;
-    /* barriers: q, fullK[kStages], fullV[kStages], emptyK[kStages], emptyV[kStages] */
-    static constexpr int kBytes = kBar + 8 * (1 + 4 * kStages);
+    /* barriers: fullQ, fullK[kStages], fullV[kStages], emptyK[kStages], emptyV[kStages],
+     * emptyQ */
+    static constexpr int kBytes = kBar + 8 * (2 + 4 * kStages);
     static constexpr int kAlloc = kBytes + 1024; /* room to align the dynamic base */
 };
 static_assert(Sm90Smem<128>::kAlloc <= 227 * 1024 && Sm90Smem<64>::kAlloc <= 227 * 1024,
@@ -275,46 +281,64 @@ __device__ __forceinline__ void gemm_pv(float (&o)[D / 2], const uint32_t (&pf)[
     }
 }
 
+/* 2^x on the MUFU unit, results below 2^-126 flushed to zero. Plain exp2f (no fast-math)
+ * wraps every MUFU.EX2 in a denormal-range fix-up (FSETP, two predicated FMULs): three
+ * extra instructions per score. A probability below 2^-126 (next to a row maximum
+ * weighted 1) changes no output, so the flush is harmless. */
+__device__ __forceinline__ float exp2_ftz(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
+}
+
 /* Online softmax of this thread's part of a 64x128 score tile (accumulator layout: register
  * 4*nt + e holds row g + 8*(e >> 1), column 8*nt + 2*t4 + (e & 1) of the warp's 16 rows).
  * Scores become probabilities in place; m (log2 domain) and l (this thread's partial row
  * sums) are updated and alpha returns the factor the O accumulators must be rescaled by
- * (applied later: O may still be in flight in the tensor cores). */
-template <bool CAUSAL, bool MASK>
+ * (applied later: O may still be in flight in the tensor cores).
+ * GENERIC (masked blocks, or a negative scale): scale every score, mask, then take the
+ * maximum. Otherwise (every key visible, scale >= 0): the maximum of the raw scores times
+ * the scale is the maximum of the scaled scores (rounding is monotonic), and
+ * p = 2^(s*c - m) is one FFMA and one MUFU per score. */
+template <bool CAUSAL, bool GENERIC>
 __device__ __forceinline__ void softmax_step(float (&s)[64], float (&m)[2], float (&l)[2], float (&alpha)[2],
                                              const Sm90Params &p, int row0, int key0) {
     const int t4 = threadIdx.x & 3;
+    const float c = p.scale_log2;
+    if (GENERIC) {
 #pragma unroll
-    for (int nt = 0; nt < 16; nt++)
+        for (int nt = 0; nt < 16; nt++)
 #pragma unroll
-        for (int e = 0; e < 4; e++) {
-            float x = s[4 * nt + e] * p.scale_log2;
-            if (MASK) {
+            for (int e = 0; e < 4; e++) {
+                float x = s[4 * nt + e] * c;
                 const int row = row0 + (e >= 2 ? 8 : 0);
                 const int key = key0 + nt * 8 + 2 * t4 + (e & 1);
                 bool visible = key < p.nk;
                 if (CAUSAL) visible = visible && key <= row + p.causal_offset;
                 if (!visible) x = -INFINITY;
+                s[4 * nt + e] = x;
             }
-            s[4 * nt + e] = x;
-        }
+    }
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-        float mx = m[h];
+        float mx = s[2 * h];
 #pragma unroll
         for (int nt = 0; nt < 16; nt++) mx = fmaxf(mx, fmaxf(s[4 * nt + 2 * h], s[4 * nt + 2 * h + 1]));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        if (!GENERIC) mx *= c;
+        mx = fmaxf(mx, m[h]);
         /* A row with no visible key so far keeps m = -inf; subtract 0 so that no
          * -inf - -inf NaN appears: its p and alpha are 0. */
         const float base = mx == -INFINITY ? 0.0f : mx;
+        const float scale = GENERIC ? 1.0f : c;
         float sum = 0.0f;
-        alpha[h] = exp2f(m[h] - base);
+        alpha[h] = exp2_ftz(m[h] - base);
         m[h] = mx;
 #pragma unroll
         for (int nt = 0; nt < 16; nt++) {
-            s[4 * nt + 2 * h] = exp2f(s[4 * nt + 2 * h] - base);
-            s[4 * nt + 2 * h + 1] = exp2f(s[4 * nt + 2 * h + 1] - base);
+            s[4 * nt + 2 * h] = exp2_ftz(fmaf(s[4 * nt + 2 * h], scale, -base));
+            s[4 * nt + 2 * h + 1] = exp2_ftz(fmaf(s[4 * nt + 2 * h + 1], scale, -base));
             sum += s[4 * nt + 2 * h] + s[4 * nt + 2 * h + 1];
         }
         l[h] = l[h] * alpha[h] + sum;
@@ -331,10 +355,36 @@ __device__ __forceinline__ void scores_to_operand(const float (&s)[64], uint32_t
         for (int j = 0; j < 4; j++) pf[kk][j] = pack2<BF16>(s[8 * kk + 2 * j], s[8 * kk + 2 * j + 1]);
 }
 
+/* Whether a key block needs the generic softmax: some key masked for some of this
+ * warpgroup's rows, or a negative scale (the raw maximum is then not the scaled one). */
 template <bool CAUSAL>
 __device__ __forceinline__ bool block_needs_mask(const Sm90Params &p, int kb, int first_row) {
     const int last_key = (kb + 1) * kBlockN - 1;
-    return last_key >= p.nk || (CAUSAL && last_key > first_row + p.causal_offset);
+    return last_key >= p.nk || (CAUSAL && last_key > first_row + p.causal_offset) || p.scale_log2 < 0.0f;
+}
+/* One tile: 128 query rows of one (batch, head), and how many key blocks it visits. */
+struct Sm90Tile {
+    int b, h, hk, q0, nkb;
+};
+
+/* Heaviest first (LPT): tile i is query block num_qblocks - 1 - i / (B*Hq), heads
+ * varying fastest, so every head's most expensive causal tiles come first. */
+template <bool CAUSAL>
+__device__ __forceinline__ Sm90Tile decode_tile(const Sm90Params &p, int tile) {
+    Sm90Tile t;
+    const int bh_count = p.batch * p.hq;
+    const int qb = p.num_qblocks - 1 - tile / bh_count;
+    const int bh = tile % bh_count;
+    t.b = bh / p.hq;
+    t.h = bh % p.hq;
+    t.hk = t.h / p.group;
+    t.q0 = qb * kBlockM;
+    t.nkb = (p.nk + kBlockN - 1) / kBlockN;
+    if (CAUSAL) {
+        const int last_key = t.q0 + kBlockM - 1 + p.causal_offset; /* of the tile's last row */
+        t.nkb = last_key < 0 ? 0 : min(t.nkb, last_key / kBlockN + 1);
+    }
+    return t;
 }
 #endif /* TETRA_SM90_DEVICE */
 
@@ -354,26 +404,15 @@ __global__ void __launch_bounds__(kThreads, 1)
 #define FULL_V(st) (bars + 8u * (1u + kStages + (uint32_t)(st)))
 #define EMPTY_K(st) (bars + 8u * (1u + 2u * kStages + (uint32_t)(st)))
 #define EMPTY_V(st) (bars + 8u * (1u + 3u * kStages + (uint32_t)(st)))
+    const uint32_t empty_q = bars + 8u * (1u + 4u * kStages);
     const int tid = threadIdx.x, warp = (tid / 32) % 4, lane = tid & 31;
     /* shfl makes the warpgroup index visibly warp-uniform to the compiler, so the
      * consumer branch does not count as divergent (ptxas would serialize wgmma there). */
     const int wg = __shfl_sync(0xffffffffu, tid / 128, 0);
 
-    /* Heaviest first (LPT): CTA i takes query block num_qblocks - 1 - i / (B*Hq). */
-    const int bh_count = p.batch * p.hq;
-    const int qb = p.num_qblocks - 1 - (int)(blockIdx.x / bh_count);
-    const int bh = (int)(blockIdx.x % bh_count);
-    const int b = bh / p.hq, h = bh % p.hq, hk = h / p.group;
-    const int q0 = qb * kBlockM;
-
-    int nkb = (p.nk + kBlockN - 1) / kBlockN;
-    if (CAUSAL) {
-        const int last_key = q0 + kBlockM - 1 + p.causal_offset; /* of the tile's last row */
-        nkb = last_key < 0 ? 0 : min(nkb, last_key / kBlockN + 1);
-    }
-
     if (tid == 0) {
         mbar_init(bar_q, 1);
+        mbar_init(empty_q, 8); /* every consumer warp is done with Q */
         for (int st = 0; st < kStages; st++) {
             mbar_init(FULL_K(st), 1);
             mbar_init(FULL_V(st), 1);
@@ -384,31 +423,48 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     __syncthreads();
 
+    /* Tiles: CTA c takes tiles c, c + G, c + 2G, ... (G = gridDim.x; G = num_tiles for
+     * causal, where the hardware's dispatch of waiting CTAs balances the uneven tiles).
+     * Producer and consumers walk the same tiles and count K/V blocks with one running
+     * index `it` (stage it % kStages, phase (it / kStages) & 1) and Q loads with `qn`, so
+     * the ring and the Q buffer carry over from one tile to the next: the producer loads
+     * the next tile's Q and first K/V while the consumers finish the current tile. */
     if (wg == 0) {
         /* ---------------- producer */
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
-        if (tid == 0 && nkb > 0) {
-            mbar_expect_tx(bar_q, L::kTileQ);
-#pragma unroll
-            for (int c = 0; c < D / kSwizzleCols; c++)
-                tma_load_4d(sQ + c * kBlockM * 128, &maps.q, bar_q, c * kSwizzleCols, q0, h, b);
-            for (int i = 0; i < nkb; i++) {
-                const int kb = nkb - 1 - i, st = i % kStages;
-                /* a fresh barrier counts its (nonexistent) previous phase as complete. K
-                 * and V are released separately: K right after S = Q K^T, V after P V, so
-                 * the next K load starts about one GEMM earlier. */
-                mbar_wait(EMPTY_K(st), ((i / kStages) & 1) ^ 1);
-                mbar_expect_tx(FULL_K(st), L::kTileKV);
-#pragma unroll
-                for (int c = 0; c < D / kSwizzleCols; c++)
-                    tma_load_4d(sK + st * L::kTileKV + c * kBlockN * 128, &maps.k, FULL_K(st),
-                                c * kSwizzleCols, kb * kBlockN, hk, b);
-                mbar_wait(EMPTY_V(st), ((i / kStages) & 1) ^ 1);
-                mbar_expect_tx(FULL_V(st), L::kTileKV);
+        if (tid == 0) {
+            /* fetch the K and V descriptors while Q's load is issued */
+            asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&maps.k) : "memory");
+            asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&maps.v) : "memory");
+            int it = 0, qn = 0;
+            for (int tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
+                const Sm90Tile t = decode_tile<CAUSAL>(p, tile);
+                if (t.nkb == 0) continue;
+                mbar_wait(empty_q, (qn & 1) ^ 1); /* the previous tile's last S = Q K^T is done */
+                qn++;
+                mbar_expect_tx(bar_q, L::kTileQ);
 #pragma unroll
                 for (int c = 0; c < D / kSwizzleCols; c++)
-                    tma_load_4d(sV + st * L::kTileKV + c * kBlockN * 128, &maps.v, FULL_V(st),
-                                c * kSwizzleCols, kb * kBlockN, hk, b);
+                    tma_load_4d(sQ + c * kBlockM * 128, &maps.q, bar_q, c * kSwizzleCols, t.q0, t.h, t.b);
+                for (int i = 0; i < t.nkb; i++, it++) {
+                    const int kb = t.nkb - 1 - i, st = it % kStages;
+                    const uint32_t ph = ((it / kStages) & 1) ^ 1;
+                    /* a fresh barrier counts its (nonexistent) previous phase as complete. K
+                     * and V are released separately: K right after S = Q K^T, V after P V,
+                     * so the next K load starts about one GEMM earlier. */
+                    mbar_wait(EMPTY_K(st), ph);
+                    mbar_expect_tx(FULL_K(st), L::kTileKV);
+#pragma unroll
+                    for (int c = 0; c < D / kSwizzleCols; c++)
+                        tma_load_4d(sK + st * L::kTileKV + c * kBlockN * 128, &maps.k, FULL_K(st),
+                                    c * kSwizzleCols, kb * kBlockN, t.hk, t.b);
+                    mbar_wait(EMPTY_V(st), ph);
+                    mbar_expect_tx(FULL_V(st), L::kTileKV);
+#pragma unroll
+                    for (int c = 0; c < D / kSwizzleCols; c++)
+                        tma_load_4d(sV + st * L::kTileKV + c * kBlockN * 128, &maps.v, FULL_V(st),
+                                    c * kSwizzleCols, kb * kBlockN, t.hk, t.b);
+                }
             }
         }
         return;
@@ -416,109 +472,129 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     /* ---------------- consumers */
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
-    const int wc = wg - 1;                        /* consumer 0 or 1 */
-    const int first_row = q0 + wc * 64;           /* this warpgroup's first query row */
-    const int row0 = first_row + warp * 16 + (lane >> 2);
-    float o[D / 2];
+    const int wc = wg - 1; /* consumer 0 or 1 */
+    const uint32_t sq = sQ + wc * 64 * 128; /* this warpgroup's rows in each column block */
+    const int my_turn = kBarTurn0 + wc, other_turn = kBarTurn0 + 1 - wc;
+    int it = 0, qn = 0;
+
+    /* Ping-pong: a consumer issues its GEMMs only in its turn (bar.sync on its own
+     * barrier), then hands the turn over (bar.arrive on the other's). Consumer 0 starts:
+     * consumer 1 arrives once up front, so after the last tile one arrive of consumer 1
+     * is left over, which consumer 0 takes with one extra sync at the very end. */
+    if (wc == 1) named_bar_arrive(other_turn, 256);
+
+    for (int tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
+        const Sm90Tile t = decode_tile<CAUSAL>(p, tile);
+        const int nkb = t.nkb;
+        const int first_row = t.q0 + wc * 64; /* this warpgroup's first query row */
+        const int row0 = first_row + warp * 16 + (lane >> 2);
+        float o[D / 2];
 #pragma unroll
-    for (int i = 0; i < D / 2; i++) o[i] = 0.0f;
-    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
+        for (int i = 0; i < D / 2; i++) o[i] = 0.0f;
+        float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
 
-    if (nkb > 0) {
-        const uint32_t sq = sQ + wc * 64 * 128; /* this warpgroup's rows in each column block */
-        float s[64], alpha[2];
-        uint32_t pf[kBlockN / 16][4];
-        const int my_turn = kBarTurn0 + wc, other_turn = kBarTurn0 + 1 - wc;
+        if (nkb > 0) {
+            float s[64], alpha[2];
+            uint32_t pf[kBlockN / 16][4];
+            mbar_wait(bar_q, qn & 1);
+            qn++;
 
-        /* Ping-pong: a consumer issues its GEMMs only in its turn (bar.sync on its own
-         * barrier), then hands the turn over (bar.arrive on the other's). Consumer 0
-         * starts; consumer 1 skips its last hand-over so every arrive meets a sync. */
-        if (wc == 1) named_bar_arrive(other_turn, 256);
-        mbar_wait(bar_q, 0);
+            /* first key block (the last one, kb = nkb - 1): S only */
+            {
+                const int st = it % kStages;
+                named_bar_sync(my_turn, 256);
+                mbar_wait(FULL_K(st), (it / kStages) & 1);
+                wgmma_fence();
+                gemm_qk<D, BF16>(s, sq, sK + st * L::kTileKV);
+                wgmma_commit();
+                named_bar_arrive(other_turn, 256);
+                wgmma_wait<0>();
+                fence_regs(s);
+                if (lane == 0) {
+                    mbar_arrive(EMPTY_K(st));
+                    if (nkb == 1) mbar_arrive(empty_q);
+                }
+                if (block_needs_mask<CAUSAL>(p, nkb - 1, first_row))
+                    softmax_step<CAUSAL, true>(s, m, l, alpha, p, row0, (nkb - 1) * kBlockN);
+                else
+                    softmax_step<CAUSAL, false>(s, m, l, alpha, p, row0, (nkb - 1) * kBlockN);
+                scores_to_operand<BF16>(s, pf);
+                it++;
+            }
 
-        /* first key block (the last one, kb = nkb - 1): S only */
-        named_bar_sync(my_turn, 256);
-        mbar_wait(FULL_K(0), 0);
-        wgmma_fence();
-        gemm_qk<D, BF16>(s, sq, sK);
-        wgmma_commit();
-        if (!(wc == 1 && nkb == 1)) named_bar_arrive(other_turn, 256);
-        wgmma_wait<0>();
-        fence_regs(s);
-        if (lane == 0) mbar_arrive(EMPTY_K(0));
-        if (block_needs_mask<CAUSAL>(p, nkb - 1, first_row))
-            softmax_step<CAUSAL, true>(s, m, l, alpha, p, row0, (nkb - 1) * kBlockN);
-        else
-            softmax_step<CAUSAL, false>(s, m, l, alpha, p, row0, (nkb - 1) * kBlockN);
-        scores_to_operand<BF16>(s, pf);
+            for (int i = 1; i < nkb; i++, it++) {
+                const int kb = nkb - 1 - i, st = it % kStages, sp = (it - 1) % kStages;
+                named_bar_sync(my_turn, 256);
+                mbar_wait(FULL_K(st), (it / kStages) & 1);
+                wgmma_fence();
+                gemm_qk<D, BF16>(s, sq, sK + st * L::kTileKV);
+                wgmma_commit();
+                mbar_wait(FULL_V(sp), ((it - 1) / kStages) & 1);
+                gemm_pv<D, BF16>(o, pf, sV + sp * L::kTileKV);
+                wgmma_commit();
+                named_bar_arrive(other_turn, 256);
+                wgmma_wait<1>(); /* S(i) landed; P(i-1) V(i-1) may still run */
+                fence_regs(s);
+                if (lane == 0) {
+                    mbar_arrive(EMPTY_K(st)); /* this warp is done with K(st) */
+                    if (i == nkb - 1) mbar_arrive(empty_q); /* and with this tile's Q */
+                }
+                if (block_needs_mask<CAUSAL>(p, kb, first_row))
+                    softmax_step<CAUSAL, true>(s, m, l, alpha, p, row0, kb * kBlockN);
+                else
+                    softmax_step<CAUSAL, false>(s, m, l, alpha, p, row0, kb * kBlockN);
+                wgmma_wait<0>();
+                fence_regs(o);
+                fence_regs(pf);
+                if (lane == 0) mbar_arrive(EMPTY_V(sp)); /* this warp is done with V(sp) */
+#pragma unroll
+                for (int dt = 0; dt < D / 8; dt++) {
+                    o[4 * dt + 0] *= alpha[0];
+                    o[4 * dt + 1] *= alpha[0];
+                    o[4 * dt + 2] *= alpha[1];
+                    o[4 * dt + 3] *= alpha[1];
+                }
+                scores_to_operand<BF16>(s, pf);
+            }
 
-        for (int i = 1; i < nkb; i++) {
-            const int kb = nkb - 1 - i, st = i % kStages, sp = (i - 1) % kStages;
-            named_bar_sync(my_turn, 256);
-            mbar_wait(FULL_K(st), (i / kStages) & 1);
+            const int sl = (it - 1) % kStages;
+            mbar_wait(FULL_V(sl), ((it - 1) / kStages) & 1);
             wgmma_fence();
-            gemm_qk<D, BF16>(s, sq, sK + st * L::kTileKV);
+            gemm_pv<D, BF16>(o, pf, sV + sl * L::kTileKV);
             wgmma_commit();
-            mbar_wait(FULL_V(sp), ((i - 1) / kStages) & 1);
-            gemm_pv<D, BF16>(o, pf, sV + sp * L::kTileKV);
-            wgmma_commit();
-            if (!(wc == 1 && i == nkb - 1)) named_bar_arrive(other_turn, 256);
-            wgmma_wait<1>(); /* S(i) landed; P(i-1) V(i-1) may still run */
-            fence_regs(s);
-            if (lane == 0) mbar_arrive(EMPTY_K(st)); /* this warp is done with K(st) */
-            if (block_needs_mask<CAUSAL>(p, kb, first_row))
-                softmax_step<CAUSAL, true>(s, m, l, alpha, p, row0, kb * kBlockN);
-            else
-                softmax_step<CAUSAL, false>(s, m, l, alpha, p, row0, kb * kBlockN);
             wgmma_wait<0>();
             fence_regs(o);
-            fence_regs(pf);
-            if (lane == 0) mbar_arrive(EMPTY_V(sp)); /* this warp is done with V(sp) */
-#pragma unroll
-            for (int dt = 0; dt < D / 8; dt++) {
-                o[4 * dt + 0] *= alpha[0];
-                o[4 * dt + 1] *= alpha[0];
-                o[4 * dt + 2] *= alpha[1];
-                o[4 * dt + 3] *= alpha[1];
-            }
-            scores_to_operand<BF16>(s, pf);
+            if (lane == 0) mbar_arrive(EMPTY_V(sl));
         }
 
-        const int last = nkb - 1, sl = last % kStages;
-        mbar_wait(FULL_V(sl), (last / kStages) & 1);
-        wgmma_fence();
-        gemm_pv<D, BF16>(o, pf, sV + sl * L::kTileKV);
-        wgmma_commit();
-        wgmma_wait<0>();
-        fence_regs(o);
+        /* Epilogue: finish the row sums across the quad, normalise, store (a row that saw
+         * no key has l = 0: O = 0, lse = -inf). */
+        const int t4 = lane & 3;
+        uint16_t *obase = p.o + t.b * p.os[0] + t.h * p.os[2];
+#pragma unroll
+        for (int hh = 0; hh < 2; hh++) {
+            float sum = l[hh];
+            sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+            sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+            const int row = row0 + hh * 8;
+            const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+            if (row < p.nq) {
+                uint16_t *orow = obase + (int64_t)row * p.os[1] + 2 * t4;
+#pragma unroll
+                for (int dt = 0; dt < D / 8; dt++)
+                    *reinterpret_cast<uint32_t *>(orow + dt * 8) =
+                        pack2<BF16>(o[4 * dt + 2 * hh] * inv, o[4 * dt + 2 * hh + 1] * inv);
+                if (p.lse && t4 == 0)
+                    p.lse[((int64_t)t.b * p.hq + t.h) * p.nq + row] =
+                        sum > 0.0f ? (m[hh] + log2f(sum)) * 0.69314718055994531f : -INFINITY;
+            }
+        }
     }
+    if (wc == 0) named_bar_sync(my_turn, 256); /* consumer 1's leftover hand-over */
 #undef FULL_K
 #undef FULL_V
 #undef EMPTY_K
 #undef EMPTY_V
-
-    /* Epilogue: finish the row sums across the quad, normalise, store (a row that saw no
-     * key has l = 0: O = 0, lse = -inf). */
-    const int t4 = lane & 3;
-    uint16_t *obase = p.o + b * p.os[0] + h * p.os[2];
-#pragma unroll
-    for (int hh = 0; hh < 2; hh++) {
-        float sum = l[hh];
-        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-        const int row = row0 + hh * 8;
-        const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
-        if (row < p.nq) {
-            uint16_t *orow = obase + (int64_t)row * p.os[1] + 2 * t4;
-#pragma unroll
-            for (int dt = 0; dt < D / 8; dt++)
-                *reinterpret_cast<uint32_t *>(orow + dt * 8) =
-                    pack2<BF16>(o[4 * dt + 2 * hh] * inv, o[4 * dt + 2 * hh + 1] * inv);
-            if (p.lse && t4 == 0)
-                p.lse[((int64_t)b * p.hq + h) * p.nq + row] =
-                    sum > 0.0f ? (m[hh] + log2f(sum)) * 0.69314718055994531f : -INFINITY;
-        }
-    }
 #elif defined(__CUDA_ARCH__)
     /* No wgmma here: the launcher never launches this (it checks the device and the
      * binary); if that is ever bypassed, fail loudly instead of returning garbage. */
@@ -580,15 +656,23 @@ template <int D, bool BF16, bool CAUSAL>
 tetra_status launch_config(tetra_context *ctx, const Sm90Maps &maps, const Sm90Params &p, int64_t ctas) {
     auto kernel = attention_fwd_sm90<D, BF16, CAUSAL>;
     constexpr int smem = Sm90Smem<D>::kAlloc;
-    cudaFuncAttributes attr;
-    TETRA_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
-    /* The body exists only in sm_90a code; a binary built without it must not run. */
-    if (attr.binaryVersion != 90 || attr.ptxVersion < 90)
-        return tetra_fail(TETRA_ERR_UNSUPPORTED,
-                          "attention path 3: this build of libtetra has no sm_90a code (binary sm_%d, "
-                          "ptx %d); build with CMAKE_CUDA_ARCHITECTURES containing 90a",
-                          attr.binaryVersion, attr.ptxVersion);
-    TETRA_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    /* The attribute query and the shared-memory opt-in cost microseconds of host time per
+     * call, which a short attention call pays in full; do them once per device (bit d of
+     * `ready`; devices >= 64 are checked every call). */
+    static std::atomic<unsigned long long> ready{0};
+    const unsigned long long bit = ctx->device >= 0 && ctx->device < 64 ? 1ull << ctx->device : 0;
+    if (!bit || !(ready.load(std::memory_order_relaxed) & bit)) {
+        cudaFuncAttributes attr;
+        TETRA_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
+        /* The body exists only in sm_90a code; a binary built without it must not run. */
+        if (attr.binaryVersion != 90 || attr.ptxVersion < 90)
+            return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                              "attention path 3: this build of libtetra has no sm_90a code (binary sm_%d, "
+                              "ptx %d); build with CMAKE_CUDA_ARCHITECTURES containing 90a",
+                              attr.binaryVersion, attr.ptxVersion);
+        TETRA_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        ready.fetch_or(bit, std::memory_order_relaxed);
+    }
     kernel<<<(unsigned)ctas, kThreads, smem, (cudaStream_t)ctx->stream>>>(maps, p);
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
@@ -648,10 +732,16 @@ extern "C" tetra_status tetra_launch_attention_sm90(tetra_context *ctx, const te
     p.causal_offset = (int)(a->seqlen_k - a->seqlen_q);
     p.num_qblocks = (int)((a->seqlen_q + kBlockM - 1) / kBlockM);
     p.scale_log2 = (float)((double)a->scale * 1.4426950408889634);
-    const int64_t ctas = (int64_t)p.num_qblocks * a->batch * a->heads_q;
-    if (ctas > INT32_MAX || a->batch * a->heads_q > INT32_MAX)
-        return tetra_fail(TETRA_ERR_UNSUPPORTED, "attention path 3: %lld CTAs exceed the grid limit",
-                          (long long)ctas);
+    const int64_t tiles = (int64_t)p.num_qblocks * a->batch * a->heads_q;
+    if (tiles > INT32_MAX || a->batch * a->heads_q > INT32_MAX)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "attention path 3: %lld tiles exceed the grid limit",
+                          (long long)tiles);
+    p.num_tiles = (int)tiles;
+    /* Non-causal: persistent, one CTA per SM walking its tiles, so a tile's Q and first
+     * K/V loads overlap the previous tile's tail and epilogue. Causal tiles differ up to
+     * num_qblocks-fold in cost; one CTA per tile lets the hardware hand the next tile to
+     * whichever SM frees first (greedy, heaviest first), which a static split does not. */
+    const int64_t ctas = a->causal || ctx->sms <= 0 || tiles < ctx->sms ? tiles : ctx->sms;
 
     const bool bf16 = a->dtype == TETRA_DTYPE_BF16, causal = a->causal != 0;
     if (a->head_dim == 64) {
