@@ -174,6 +174,14 @@ tetra_status tetra_context_destroy(tetra_context *ctx);
 tetra_status tetra_context_set_stream(tetra_context *ctx, void *stream);
 void *tetra_context_stream(const tetra_context *ctx);
 int tetra_context_device(const tetra_context *ctx);
+
+/* The GEMM dispatch table (docs/tuning.md): per-shape configurations written by
+ * `tetra tune`. A context starts with the table built into tetra for its GPU if there is
+ * one, else none (the dispatcher's heuristics decide). path: a table file to use instead
+ * (its device line must name this GPU); NULL: back to the built-in table. */
+tetra_status tetra_context_load_dispatch_table(tetra_context *ctx, const char *path);
+/* Where the context's table came from: "built-in", the file's path, or "none". */
+const char *tetra_context_dispatch_table(const tetra_context *ctx);
 tetra_status tetra_context_set_workspace(tetra_context *ctx, void *workspace, size_t bytes);
 
 /* Device description for tools: name, compute capability, SMs. */

@@ -2,13 +2,17 @@
  *
  * Dispatch (TETRA_PATH_AUTO): M <= 16 -> GEMV kernels; otherwise the Hopper wgmma GEMM
  * on sm_90, the portable mma.sync GEMM elsewhere. Batch-invariant products skip the GEMV
- * (its use depends on M) and the launchers then choose a configuration without split-K. A launcher that cannot take a problem
+ * (its use depends on M) and the launchers then choose a configuration without split-K.
+ * Where the context has a dispatch table (tetra tune; docs/tuning.md), its nearest entry's
+ * path and configuration are tried first, and the heuristics take over if that path
+ * refuses the problem. A launcher that cannot take a problem
  * returns TETRA_ERR_UNSUPPORTED and the next one is tried; the reference kernel takes
  * everything, so AUTO never fails for a valid problem. */
 #include <math.h>
 
 #include "../core/internal.h"
 #include "../cuda/launch.h"
+#include "dispatch_table.h"
 
 tetra_gemm_options tetra_gemm_options_default(void) {
     tetra_gemm_options o;
@@ -117,6 +121,20 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
     case TETRA_PATH_MMA_SYNC: return tetra_launch_gemm_mma(&p);
     case TETRA_PATH_WGMMA: return tetra_launch_gemm_wgmma(&p);
     default: break;
+    }
+    if (ctx->dispatch && !p.batch_invariant) {
+        const tetra_dispatch_entry *e =
+            tetra_dispatch_lookup(ctx->dispatch, a->dtype == TETRA_DTYPE_NVFP4, p.m, p.n, p.k);
+        if (e) {
+            p.tile_m = e->tile_m;
+            p.splits = e->splits;
+            st = e->path == TETRA_PATH_GEMV          ? tetra_launch_gemv(&p)
+                 : e->path == TETRA_PATH_MMA_SYNC    ? tetra_launch_gemm_mma(&p)
+                 : e->path == TETRA_PATH_WGMMA       ? tetra_launch_gemm_wgmma(&p)
+                                                     : TETRA_ERR_UNSUPPORTED;
+            if (st != TETRA_ERR_UNSUPPORTED) return st;
+            p.tile_m = p.splits = 0;
+        }
     }
     /* the GEMV/GEMM switch at M = 16 depends on M, so batch-invariant products skip the GEMV */
     if (p.m <= 16 && !p.batch_invariant) {

@@ -1,5 +1,6 @@
 /* context.c - device, stream and workspace; device queries for tools. */
 #include "internal.h"
+#include "../api/dispatch_table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,12 @@ tetra_status tetra_context_create(tetra_context **out, int device) {
     ctx->sm_minor = info.minor;
     ctx->sms = info.sms;
     ctx->l2_bytes = info.l2_bytes;
+    snprintf(ctx->device_name, sizeof ctx->device_name, "%s", info.name);
+    if ((ctx->dispatch = (tetra_dispatch_table *)calloc(1, sizeof *ctx->dispatch)) &&
+        tetra_dispatch_builtin(ctx->device_name, ctx->dispatch)) {
+        free(ctx->dispatch); /* no table for this GPU: the heuristics decide */
+        ctx->dispatch = NULL;
+    }
     *out = ctx;
     return TETRA_OK;
 }
@@ -72,8 +79,44 @@ tetra_status tetra_context_create(tetra_context **out, int device) {
 tetra_status tetra_context_destroy(tetra_context *ctx) {
     if (!ctx) return TETRA_OK;
     if (ctx->owns_workspace && ctx->workspace) cudaFree(ctx->workspace);
+    tetra_dispatch_free(ctx->dispatch);
+    free(ctx->dispatch);
     free(ctx);
     return TETRA_OK;
+}
+
+tetra_status tetra_context_load_dispatch_table(tetra_context *ctx, const char *path) {
+    tetra_dispatch_table *t;
+    char err[400];
+    if (!ctx) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "ctx is NULL");
+    if (!(t = (tetra_dispatch_table *)calloc(1, sizeof *t)))
+        return tetra_fail(TETRA_ERR_OUT_OF_MEMORY, "cannot allocate the dispatch table");
+    if (path) {
+        if (tetra_dispatch_load(path, t, err, sizeof err)) {
+            free(t);
+            return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "path: %s", err);
+        }
+        if (strcmp(t->device, ctx->device_name)) {
+            tetra_status st = tetra_fail(TETRA_ERR_INVALID_ARGUMENT,
+                                         "path: %s was tuned on '%s'; this context's GPU is '%s'", path,
+                                         t->device, ctx->device_name);
+            tetra_dispatch_free(t);
+            free(t);
+            return st;
+        }
+    } else if (tetra_dispatch_builtin(ctx->device_name, t)) {
+        free(t);
+        t = NULL;
+    }
+    tetra_dispatch_free(ctx->dispatch);
+    free(ctx->dispatch);
+    ctx->dispatch = t;
+    return TETRA_OK;
+}
+
+const char *tetra_context_dispatch_table(const tetra_context *ctx) {
+    if (!ctx || !ctx->dispatch) return "none";
+    return ctx->dispatch->origin;
 }
 
 tetra_status tetra_context_set_stream(tetra_context *ctx, void *stream) {

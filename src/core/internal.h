@@ -31,6 +31,8 @@ struct tetra_context {
     int owns_workspace;
     int sm_major, sm_minor, sms;
     size_t l2_bytes;
+    char device_name[256];
+    struct tetra_dispatch_table *dispatch; /* GEMM configurations per shape, or NULL */
 };
 
 /* Grow (or check) the context workspace to at least `bytes`. */
