@@ -49,7 +49,7 @@ enum {
     GEMV_ROWS_PER_CTA = GEMV_WARPS * GEMV_ROWS_PER_WARP,
     GEMV_SEG_K = 128,        /* K elements per warp step: 4 threads x 32 elements */
     GEMV_MAX_M = 16,
-    GEMV_MIN_SEGS_PER_SPLIT = 2,
+    GEMV_MIN_SEGS_PER_SPLIT = 4, /* the ring keeps 3 segments in flight: longer splits, fewer partials */
     GEMV_STAGES = 4          /* cp.async ring depth per warp: 3 segments in flight */
 };
 
@@ -236,7 +236,8 @@ struct gemv_stage {
  * leaves (tag, 0) behind, so graph replays of the same launch start clean too. */
 __device__ __forceinline__ bool gemv_arrive_last(unsigned long long *ctr, unsigned long long tag,
                                                  int splits) {
-    unsigned long long cur = atomicAdd(ctr, 0ull), next;
+    /* first guess: this launch's tag with no arrivals; a failed CAS returns the value */
+    unsigned long long cur = tag, next;
     for (;;) {
         next = ((cur & ~0xFFFFFFull) == tag ? cur : tag) + 1;
         const unsigned long long prev = atomicCAS(ctr, cur, next);
@@ -477,11 +478,28 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
     if (n >= p.n) return;
     const float *src = p.partial + (l * tiles + blockIdx.x) * p.splits *
                                        (int64_t)(GEMV_MAX_M * GEMV_ROWS_PER_CTA) + rl;
-    for (int m = 0; m < p.m; m++) {
-        const float *s = src + m * GEMV_ROWS_PER_CTA;
-        float v = __ldcg(s);
-        for (int k = 1; k < p.splits; k++) v += __ldcg(s + (int64_t)k * GEMV_MAX_M * GEMV_ROWS_PER_CTA);
-        gemv_store(p, l, m, n, v, gemv_operand<XK>::pow2);
+    const int64_t split_stride = (int64_t)GEMV_MAX_M * GEMV_ROWS_PER_CTA;
+    /* 4 rows x 8 splits of loads in flight per thread, then added in split order */
+    for (int m0 = 0; m0 < p.m; m0 += 4) {
+        float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (int k0 = 0; k0 < p.splits; k0 += 8) {
+            float x[4][8];
+#pragma unroll
+            for (int mi = 0; mi < 4; mi++)
+#pragma unroll
+                for (int j = 0; j < 8; j++)
+                    x[mi][j] = (m0 + mi < p.m && k0 + j < p.splits)
+                                   ? __ldcg(src + (k0 + j) * split_stride + (m0 + mi) * GEMV_ROWS_PER_CTA)
+                                   : 0.0f;
+#pragma unroll
+            for (int mi = 0; mi < 4; mi++)
+#pragma unroll
+                for (int j = 0; j < 8; j++)
+                    if (k0 + j < p.splits) v[mi] = k0 + j == 0 ? x[mi][j] : v[mi] + x[mi][j];
+        }
+#pragma unroll
+        for (int mi = 0; mi < 4; mi++)
+            if (m0 + mi < p.m) gemv_store(p, l, m0 + mi, n, v[mi], gemv_operand<XK>::pow2);
     }
 }
 
