@@ -4,11 +4,12 @@
  * batched over L. Notes, numbers and predictions: docs/notes/gemv.md.
  *
  * Two kernels:
- *   gemv_nvfp4_mma     streams W with 16-byte loads and multiplies on the tensor cores
- *                      (mma.sync m16n8k16, sm_80+): 16 dequantized weight rows are the A
- *                      operand, the activation rows (padded to 8 or 16 with zeros) the narrow
- *                      B operand. Split-K across CTAs writes FP32 partials to the context
- *                      workspace; gemv_splitk_reduce sums them in a fixed order.
+ *   gemv_nvfp4_mma     streams W through a per-warp cp.async ring (16-byte copies, sm_80+)
+ *                      and multiplies on the tensor cores (mma.sync m16n8k16): 16
+ *                      dequantized weight rows are the A operand, the activation rows
+ *                      (padded to 8 or 16 with zeros) the narrow B operand. Split-K across
+ *                      CTAs writes FP32 partials to the context workspace; the last CTA of
+ *                      each row tile sums them in split order (one launch).
  *   gemv_nvfp4_scalar  one warp per (batch, weight row), scalar loads, FP32 FMAs: the
  *                      correct path for every problem the mma kernel cannot take.
  *
@@ -16,18 +17,20 @@
  * for M <= 16):
  *   - K % 128 == 0 and K <= 2^30;
  *   - W (and X when NVFP4): data 16-byte aligned, ld % 32 == 0 and batch_stride % 32 == 0
- *     (4-bit elements, i.e. 16-byte aligned rows); scales 2-byte aligned, linear scale_ld
- *     and scale_batch_stride even;
+ *     (4-bit elements, i.e. 16-byte aligned rows); X scales 2-byte aligned, linear scale_ld
+ *     and scale_batch_stride even; W scales 4-byte aligned, linear scale_ld and
+ *     scale_batch_stride multiples of 4 (they are copied as 4-byte words);
  *   - X BF16/FP16: data 16-byte aligned, ld % 8 == 0, batch_stride % 8 == 0;
- *   - block-scale bytes are UE4M3 (0x00..0x7E) or the NaN code 0x7F, which the mma kernel
- *     turns into a NaN operand (bytes with the sign bit set are not UE4M3; they are
- *     decoded as their low 7 bits there).
+ *   - block-scale bytes are UE4M3 (0x00..0x7E) or the NaN code 0x7F: the mma kernel writes
+ *     NaN for every output of a weight row with such a byte (and for bytes with the sign
+ *     bit set, which are not UE4M3); an activation scale 0x7F gives a NaN operand.
  *
  * Exactness: e2m1 * ue4m3 has at most 6 significant bits and lies in [2^-10, 2688]. The
  * kernel builds each weight by placing the nibble's bits into an FP16/BF16 word (no table)
  * and multiplying by the block scale in the operand type; the product is exact but carries
- * a fixed power-of-two factor (FP16: 2^-14, BF16: 2^-7, see dequant_word), which the
- * epilogue removes in FP32 together with alpha and the global scales.
+ * a fixed power-of-two factor (FP16: 2^-14, BF16: 2^-7, see dequant_bf16/dequant_fp16),
+ * which the epilogue removes in FP32 together with alpha and the global scales. W4A4 uses
+ * BF16 for both operands.
  *
  * Batch invariance: row m of Y does not depend on M. Grid, split-K and accumulation order
  * depend only on N, K, L, the dtypes and the device; rows >= M are zero B columns; the
