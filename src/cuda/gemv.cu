@@ -4,11 +4,12 @@
  * batched over L. Notes, numbers and predictions: docs/notes/gemv.md.
  *
  * Two kernels:
- *   gemv_nvfp4_mma     streams W with 16-byte loads and multiplies on the tensor cores
- *                      (mma.sync m16n8k16, sm_80+): 16 dequantized weight rows are the A
- *                      operand, the activation rows (padded to 8 or 16 with zeros) the narrow
- *                      B operand. Split-K across CTAs writes FP32 partials to the context
- *                      workspace; gemv_splitk_reduce sums them in a fixed order.
+ *   gemv_nvfp4_mma     streams W through a per-warp cp.async ring (16-byte copies, sm_80+)
+ *                      and multiplies on the tensor cores (mma.sync m16n8k16): 16
+ *                      dequantized weight rows are the A operand, the activation rows
+ *                      (padded to 8 or 16 with zeros) the narrow B operand. Split-K across
+ *                      CTAs writes FP32 partials to the context workspace; the last CTA of
+ *                      each row tile sums them in split order (one launch).
  *   gemv_nvfp4_scalar  one warp per (batch, weight row), scalar loads, FP32 FMAs: the
  *                      correct path for every problem the mma kernel cannot take.
  *
@@ -16,18 +17,20 @@
  * for M <= 16):
  *   - K % 128 == 0 and K <= 2^30;
  *   - W (and X when NVFP4): data 16-byte aligned, ld % 32 == 0 and batch_stride % 32 == 0
- *     (4-bit elements, i.e. 16-byte aligned rows); scales 2-byte aligned, linear scale_ld
- *     and scale_batch_stride even;
+ *     (4-bit elements, i.e. 16-byte aligned rows); X scales 2-byte aligned, linear scale_ld
+ *     and scale_batch_stride even; W scales 4-byte aligned, linear scale_ld and
+ *     scale_batch_stride multiples of 4 (they are copied as 4-byte words);
  *   - X BF16/FP16: data 16-byte aligned, ld % 8 == 0, batch_stride % 8 == 0;
- *   - block-scale bytes are UE4M3 (0x00..0x7E) or the NaN code 0x7F, which the mma kernel
- *     turns into a NaN operand (bytes with the sign bit set are not UE4M3; they are
- *     decoded as their low 7 bits there).
+ *   - block-scale bytes are UE4M3 (0x00..0x7E) or the NaN code 0x7F: the mma kernel writes
+ *     NaN for every output of a weight row with such a byte (and for bytes with the sign
+ *     bit set, which are not UE4M3); an activation scale 0x7F gives a NaN operand.
  *
  * Exactness: e2m1 * ue4m3 has at most 6 significant bits and lies in [2^-10, 2688]. The
  * kernel builds each weight by placing the nibble's bits into an FP16/BF16 word (no table)
  * and multiplying by the block scale in the operand type; the product is exact but carries
- * a fixed power-of-two factor (FP16: 2^-14, BF16: 2^-7, see dequant_word), which the
- * epilogue removes in FP32 together with alpha and the global scales.
+ * a fixed power-of-two factor (FP16: 2^-14, BF16: 2^-7, see dequant_bf16/dequant_fp16),
+ * which the epilogue removes in FP32 together with alpha and the global scales. W4A4 uses
+ * BF16 for both operands.
  *
  * Batch invariance: row m of Y does not depend on M. Grid, split-K and accumulation order
  * depend only on N, K, L, the dtypes and the device; rows >= M are zero B columns; the
@@ -38,6 +41,7 @@
 #include "launch.h"
 
 #include <stdint.h>
+#include <type_traits>
 
 namespace {
 
@@ -48,7 +52,8 @@ enum {
     GEMV_ROWS_PER_CTA = GEMV_WARPS * GEMV_ROWS_PER_WARP,
     GEMV_SEG_K = 128,        /* K elements per warp step: 4 threads x 32 elements */
     GEMV_MAX_M = 16,
-    GEMV_MIN_SEGS_PER_SPLIT = 2
+    GEMV_MIN_SEGS_PER_SPLIT = 4, /* the ring keeps 3 segments in flight: longer splits, fewer partials */
+    GEMV_STAGES = 4          /* cp.async ring depth per warp: 3 segments in flight */
 };
 
 /* Which activation operand: decides the tensor-core type (bf16 for BF16 X, f16 else). */
@@ -69,7 +74,9 @@ struct gemv_params {
     tetra_dtype bias_dtype;
     float alpha;
     const float *ga, *gb;
-    float *partial; /* [L][splits][16][N] FP32 when splits > 1 */
+    float *partial; /* [L][tiles][splits][16][128] FP32 when splits > 1 */
+    unsigned long long *counters; /* [L][tiles] arrival counters when splits > 1 */
+    unsigned long long tag;       /* this launch's counter tag (bits 24..63) */
     int splits;
     int m;
     int64_t n, k, nkb;
@@ -90,9 +97,10 @@ __device__ __forceinline__ void gemv_store(const gemv_params &p, int64_t l, int 
 /* ---------------------------------------------------------------- mma kernel pieces */
 
 template <int XK> struct gemv_operand;
+/* BF16 operands carry 2^-7 each (see dequant_bf16), FP16 weights 2^-14 (dequant_fp16) */
 template <> struct gemv_operand<X_BF16> { static constexpr float pow2 = 128.0f; };        /* 2^7 */
 template <> struct gemv_operand<X_FP16> { static constexpr float pow2 = 16384.0f; };      /* 2^14 */
-template <> struct gemv_operand<X_NVFP4> { static constexpr float pow2 = 268435456.0f; }; /* 2^28 */
+template <> struct gemv_operand<X_NVFP4> { static constexpr float pow2 = 16384.0f; };     /* 2^7 * 2^7 */
 
 __device__ __forceinline__ uint32_t mul_f16x2(uint32_t a, uint32_t b) {
     uint32_t d;
@@ -107,58 +115,81 @@ __device__ __forceinline__ uint32_t mul_bf16x2(uint32_t a, uint32_t b) {
     return d;
 }
 
-/* A UE4M3 scale byte broadcast to both halves of the operand type, times the factor the
- * bit-placed weights need (see dequant_word).
- *   FP16: the byte at bits 7..14 reads as s * 2^-8 (normal and subnormal alike); * 2^8.
- *   BF16: the byte at bits 4..11 reads as s * 2^-120; * 2^120 * 2^119 gives s * 2^119
- *         (< 2^128, finite). */
-template <bool BF16> __device__ __forceinline__ uint32_t scale_pair(uint32_t b) {
-    /* 0x7F/0xFF are NaN in E4M3 (the GPU quantizer writes 0x7F for a block that held
-     * NaN/Inf): keep them NaN so the output is loud, never a finite wrong value */
-    if ((b & 0x7Fu) == 0x7Fu) return 0x7FFF7FFFu;
-    if (BF16) {
-        uint32_t v = mul_bf16x2(b * 0x00100010u, 0x7B807B80u); /* 2^120 */
-        return mul_bf16x2(v, 0x7B007B00u);                    /* 2^119 */
-    }
-    return mul_f16x2(b * 0x00800080u, 0x5C005C00u); /* 2^8 */
+__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
+    uint32_t r;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(sel));
+    return r;
+}
+
+/* Scale pair of the operand type from two UE4M3 codes at bits 0-7 and 16-23 of `sp` (the
+ * other bits zero), as (s_lo, s_hi) times the factor the bit-placed weights need:
+ *   FP16: a code at bits 7..14 reads as s * 2^-8 (normal and subnormal alike); * 2^8 = s.
+ *   BF16: a code at bits 4..11 reads as s * 2^-120; * 2^120 * 2^119 = s * 2^119 (< 2^128).
+ * The NaN code 0x7F comes out finite here; the kernel flags such rows (nan_flags). */
+template <bool BF16> __device__ __forceinline__ uint32_t scale_pair2(uint32_t sp) {
+    if (BF16) return mul_bf16x2(mul_bf16x2(sp << 4, 0x7B807B80u), 0x7B007B00u);
+    return mul_f16x2(sp << 7, 0x5C005C00u);
 }
 
 /* One 32-bit word of 8 E2M1 nibbles n0..n7 (n0 in the low nibble) -> four operand pairs
- * out[i] = (n_i, n_{i+4}) * scale (low half n_i). The nibble's e1 e0 m bits go to the
- * exponent's two low bits and the mantissa's top bit, its sign to bit 15: read as FP16 that
- * is e2m1 * 2^-14, as BF16 e2m1 * 2^-126 (code 1 lands on the subnormal 2^-15 / 2^-127,
- * which is exactly 0.5 * the factor). Times the scale pair:
- *   FP16: e2m1 * s * 2^-14, a multiple of 2^-24 below 0.17: exact, subnormals included.
- *   BF16: e2m1 * s * 2^-7 in [2^-17, 21]: exact. */
-template <bool BF16> __device__ __forceinline__ void dequant_word(uint32_t w, uint32_t s2,
-                                                                 uint32_t out[4]) {
-    const uint32_t sign = 0x80008000u;
-    if (BF16) {
-        const uint32_t mag = 0x01C001C0u; /* bits 6..8 of each half */
-        out[0] = mul_bf16x2(((w << 6) & mag) | ((w << 12) & sign), s2);
-        out[1] = mul_bf16x2(((w << 2) & mag) | ((w << 8) & sign), s2);
-        out[2] = mul_bf16x2(((w >> 2) & mag) | ((w << 4) & sign), s2);
-        out[3] = mul_bf16x2(((w >> 6) & mag) | (w & sign), s2);
-    } else {
-        const uint32_t mag = 0x0E000E00u; /* bits 9..11 of each half */
-        out[0] = mul_f16x2(((w << 9) & mag) | ((w << 12) & sign), s2);
-        out[1] = mul_f16x2(((w << 5) & mag) | ((w << 8) & sign), s2);
-        out[2] = mul_f16x2(((w << 1) & mag) | ((w << 4) & sign), s2);
-        out[3] = mul_f16x2(((w >> 3) & mag) | (w & sign), s2);
-    }
+ * out[i] = (n_i, n_{i+4}) * s2, low half n_i. A nibble's e1 e0 m bits go to the exponent's
+ * two low bits and the mantissa's top bit, its sign to bit 15: BF16 bits 6-8, read as
+ * e2m1 * 2^-126 (code 1 is the subnormal 2^-127 = 0.5 * 2^-126); times s * 2^119 that is
+ * e2m1 * s * 2^-7 in [2^-17, 21]: exact.
+ * Cost per pair: AND (two nibbles at 0-3 / 16-19, or 4-7 / 20-23, nothing else), one
+ * integer multiply that places both copies (shifts 6 and 12, or 2 and 8: the copies do not
+ * overlap, so the sum is an OR), AND with the sign/magnitude mask, one multiply by s2. */
+__device__ __forceinline__ void dequant_bf16(uint32_t w, uint32_t s2, uint32_t out[4]) {
+    const uint32_t keep = 0x81C081C0u;
+    const uint32_t w8 = w >> 8;
+    out[0] = mul_bf16x2(((w & 0x000F000Fu) * 0x1040u) & keep, s2);
+    out[1] = mul_bf16x2(((w & 0x00F000F0u) * 0x104u) & keep, s2);
+    out[2] = mul_bf16x2(((w8 & 0x000F000Fu) * 0x1040u) & keep, s2);
+    out[3] = mul_bf16x2(((w8 & 0x00F000F0u) * 0x104u) & keep, s2);
+}
+
+/* The same into FP16: bits 9-11 and 15, read as e2m1 * 2^-14; times s that is
+ * e2m1 * s * 2^-14, a multiple of 2^-24 below 0.17: exact, subnormals included. Shifts 9
+ * and 12 of one nibble overlap (bit 12), so the copies are ORed, from words that hold every
+ * other nibble only (e: n0 n2 n4 n6, o: n1 n3 n5 n7), which keeps neighbours out. */
+__device__ __forceinline__ void dequant_fp16(uint32_t w, uint32_t s2, uint32_t out[4]) {
+    const uint32_t keep = 0x8E008E00u;
+    const uint32_t e = w & 0x0F0F0F0Fu, o = (w >> 4) & 0x0F0F0F0Fu;
+    out[0] = mul_f16x2(((e << 9) | (e << 12)) & keep, s2);
+    out[1] = mul_f16x2(((o << 9) | (o << 12)) & keep, s2);
+    out[2] = mul_f16x2(((e << 1) | (e << 4)) & keep, s2);
+    out[3] = mul_f16x2(((o << 1) | (o << 4)) & keep, s2);
+}
+
+template <bool BF16> __device__ __forceinline__ void dequant_word(uint32_t w, uint32_t s2, uint32_t out[4]) {
+    if (BF16) dequant_bf16(w, s2, out);
+    else dequant_fp16(w, s2, out);
+}
+
+/* Bit 7 of a byte of the result is set when that scale byte is the NaN code 0x7F or has
+ * its sign bit set (not UE4M3): OR-accumulated, tested once at the end. */
+__device__ __forceinline__ uint32_t nan_flags(uint32_t acc, uint32_t s4) {
+    return acc | ((s4 & 0x7F7F7F7Fu) + 0x01010101u) | s4;
 }
 
 __device__ __forceinline__ uint32_t word_of(const uint4 &v, int q) {
     return q == 0 ? v.x : q == 1 ? v.y : q == 2 ? v.z : v.w;
 }
 
-/* Weights are read once: keep them out of L1 so X and the scales stay there. */
-__device__ __forceinline__ uint4 load_stream16(const uint8_t *ptr) {
-    uint4 v;
-    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(ptr));
-    return v;
+__device__ __forceinline__ uint32_t smem_addr(const void *p) {
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+/* Weights are read once: cp.async.cg keeps them out of L1 (scales and X stay there). */
+__device__ __forceinline__ void cp_async16(uint32_t dst, const void *src) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_async4(uint32_t dst, const void *src) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N> __device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
 __device__ __forceinline__ uint32_t load_scale2(const uint8_t *ptr) {
@@ -195,18 +226,49 @@ __device__ __forceinline__ int64_t scale_kpart(int swizzled, int64_t seg, int t)
     return 1024 * seg + 512 * (t >> 1) + 2 * (t & 1);
 }
 
+/* Per warp and pipeline stage: the 16-byte weight chunks of its 4 rows and the 4-byte
+ * scale words holding blocks 4*(t/2) .. +3 of each row, one slot per lane. */
+struct gemv_stage {
+    uint4 w[4][TETRA_WARP];
+    uint32_t s[4][TETRA_WARP];
+};
+
+/* Fixed-order split-K inside the kernel: the last CTA of a row tile to arrive sums the
+ * partials. Each tile's 64-bit counter holds (tag << 24 | arrivals); a counter whose tag
+ * is not this launch's (fresh or reused workspace) counts as zero, and the last CTA
+ * leaves (tag, 0) behind, so graph replays of the same launch start clean too. */
+__device__ __forceinline__ bool gemv_arrive_last(unsigned long long *ctr, unsigned long long tag,
+                                                 int splits) {
+    /* first guess: this launch's tag with no arrivals; a failed CAS returns the value */
+    unsigned long long cur = tag, next;
+    for (;;) {
+        next = ((cur & ~0xFFFFFFull) == tag ? cur : tag) + 1;
+        const unsigned long long prev = atomicCAS(ctr, cur, next);
+        if (prev == cur) break;
+        cur = prev;
+    }
+    if ((int)(next & 0xFFFFFFull) != splits) return false;
+    atomicExch(ctr, tag);
+    return true;
+}
+
 /*
  * The mma kernel. CTA = 4 warps = 128 weight rows; blockIdx.y = split of K (contiguous
  * 128-element segments), blockIdx.z = batch. Lane (g = lane/4, t = lane%4) of a warp owns
  * weight rows r0 + g + 8i (i = 0..3: A tile 0 holds i = 0,1, A tile 1 holds i = 2,3) and,
- * in each segment, the 32 K elements [32t, 32t+32): one 16-byte load per row. Word q of that
- * load (K 8q..8q+7) yields pairs (n_i, n_{i+4}); mma step (q, a) with a in {0, 2} takes pair
+ * in each segment, the 32 K elements [32t, 32t+32): one 16-byte chunk per row. Word q of that
+ * chunk (K 8q..8q+7) yields pairs (n_i, n_{i+4}); mma step (q, a) with a in {0, 2} takes pair
  * a for logical K (2t, 2t+1) and pair a+1 for (2t+8, 2t+9). The activation fragment of row
  * m = g (and g + 8) uses the same K assignment, so both operands agree on every K index.
+ * Weights and their scales stream through a GEMV_STAGES-deep cp.async ring per warp (each
+ * lane reads back only what it copied: no barrier), so GEMV_STAGES - 1 segments are in
+ * flight while one is dequantized.
  */
 template <int XK>
-__global__ void __launch_bounds__(GEMV_THREADS) gemv_nvfp4_mma(const gemv_params p) {
-    constexpr bool BF16 = XK == X_BF16;
+__global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_params p) {
+    constexpr bool BF16 = XK != X_FP16;
+    __shared__ gemv_stage ring[GEMV_WARPS][GEMV_STAGES];
+    __shared__ int last_cta;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int g = lane >> 2, t = lane & 3;
     const int64_t l = blockIdx.z;
@@ -216,16 +278,40 @@ __global__ void __launch_bounds__(GEMV_THREADS) gemv_nvfp4_mma(const gemv_params
     const int seg_end = (int)((int64_t)(split + 1) * p.nseg / p.splits);
     const bool two_tiles = p.m > 8; /* warp-uniform */
 
-    const uint8_t *wrow[4];
-    int64_t wsrow[4];
+    /* global sources of this lane, advanced by one segment per copy */
+    const uint8_t *wsrc[4], *ssrc[4];
     const uint8_t *w_scales = p.w_scales + l * p.w_scale_batch;
 #pragma unroll
     for (int i = 0; i < 4; i++) {
         int64_t r = r0 + g + 8 * i;
         if (r >= p.n) r = p.n - 1; /* rows past N read a valid row; results are dropped */
-        wrow[i] = p.w + l * p.w_batch_bytes + r * p.w_row_bytes + 16 * t;
-        wsrow[i] = scale_rowpart(p.w_swizzled, r, p.nkb, p.w_scale_ld);
+        wsrc[i] = p.w + l * p.w_batch_bytes + r * p.w_row_bytes + 16 * t +
+                  (int64_t)seg_begin * 64;
+        ssrc[i] = w_scales + scale_rowpart(p.w_swizzled, r, p.nkb, p.w_scale_ld) +
+                  (scale_kpart(p.w_swizzled, seg_begin, t) & ~(int64_t)3);
     }
+    const int64_t s_step = p.w_swizzled ? 1024 : 8;
+    /* which halfword of the scale word is this lane's (blocks 2t, 2t+1), spread to bits
+     * 0-7 and 16-23 */
+    const uint32_t s_sel_lo = (t & 1) ? 0x4342u : 0x4140u;
+
+    gemv_stage *my = ring[warp];
+    const uint32_t ring_base = smem_addr(&my[0].w[0][lane]);
+    const uint32_t w_off = 0, s_off = (uint32_t)((uint8_t *)&my[0].s[0][lane] - (uint8_t *)&my[0].w[0][lane]);
+    constexpr uint32_t stage_bytes = sizeof(gemv_stage);
+    constexpr uint32_t wrow_bytes = 16 * TETRA_WARP, srow_bytes = 4 * TETRA_WARP;
+
+    auto issue = [&](int slot) {
+        const uint32_t base = ring_base + (uint32_t)slot * stage_bytes;
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            cp_async16(base + w_off + i * wrow_bytes, wsrc[i]);
+            cp_async4(base + s_off + i * srow_bytes, ssrc[i]);
+            wsrc[i] += 64;
+            ssrc[i] += s_step;
+        }
+    };
+
     /* activation rows g and g + 8 of this lane; NULL when past M (zero operand) */
     const uint8_t *xrow[2];
     int64_t xsrow[2];
@@ -244,30 +330,65 @@ __global__ void __launch_bounds__(GEMV_THREADS) gemv_nvfp4_mma(const gemv_params
         for (int h = 0; h < 2; h++)
 #pragma unroll
             for (int c = 0; c < 4; c++) acc[a][h][c] = 0.0f;
+    uint32_t bad[4] = {0u, 0u, 0u, 0u};
 
+    const int nseg = seg_end - seg_begin;
+#pragma unroll
+    for (int j = 0; j < GEMV_STAGES - 1; j++) {
+        if (j < nseg) issue(j);
+        cp_async_commit();
+    }
+
+    /* activation fragments xf[h][q][pair] for K 8q + pair and 8q + pair + 4; rows past M
+     * stay zero */
+    uint32_t xf[2][4][4];
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+#pragma unroll
+            for (int c = 0; c < 4; c++) xf[h][q][c] = 0u;
+
+    /* the K loop, compiled once per n-tile count so that M <= 8 issues no second-tile work */
+    auto k_loop = [&](auto two_const) {
+    constexpr bool TWO = decltype(two_const)::value;
+    int slot = 0;
     for (int seg = seg_begin; seg < seg_end; seg++) {
-        /* all global loads of the segment first: 4 weight loads in flight per lane */
+        cp_async_wait<GEMV_STAGES - 2>(); /* this segment's copies have landed */
         uint4 wraw[4];
-        uint32_t wsc[4];
+        uint32_t s4[4];
+        {
+            const gemv_stage &st = my[slot];
 #pragma unroll
-        for (int i = 0; i < 4; i++) wraw[i] = load_stream16(wrow[i] + (int64_t)seg * 64);
-        const int64_t wk = scale_kpart(p.w_swizzled, seg, t);
-#pragma unroll
-        for (int i = 0; i < 4; i++) wsc[i] = load_scale2(w_scales + wsrow[i] + wk);
+            for (int i = 0; i < 4; i++) {
+                wraw[i] = st.w[i][lane];
+                s4[i] = st.s[i][lane];
+            }
+        }
+        /* refill the slot read one iteration ago (its data is in registers by now) */
+        {
+            int refill = slot == 0 ? GEMV_STAGES - 1 : slot - 1;
+            if (seg + GEMV_STAGES - 1 < seg_end) issue(refill);
+            cp_async_commit();
+        }
+        slot = slot == GEMV_STAGES - 1 ? 0 : slot + 1;
 
-        /* activation fragments: xf[h][q][pair] for K 8q + pair and 8q + pair + 4 */
-        uint32_t xf[2][4][4];
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
-            if (xrow[h] && (h == 0 || two_tiles)) {
+        for (int h = 0; h < (TWO ? 2 : 1); h++) {
+            if (xrow[h]) {
                 if (XK == X_NVFP4) {
                     uint4 v = __ldg((const uint4 *)(xrow[h] + (int64_t)seg * 64 + 16 * t));
                     uint32_t sc = load_scale2(x_scales + xsrow[h] +
                                               scale_kpart(p.x_swizzled, seg, t));
-                    uint32_t s0 = scale_pair<false>(sc & 0xFFu), s1 = scale_pair<false>(sc >> 8);
+                    uint32_t sp = prmt(sc, 0u, 0x4140u);
+                    uint32_t s2 = scale_pair2<true>(sp);
+                    /* NaN code (or a sign bit) in an activation scale: a NaN operand */
+                    uint32_t fl = nan_flags(0u, sp);
+                    if (fl & 0x00000080u) s2 = (s2 & 0xFFFF0000u) | 0x7FC0u;
+                    if (fl & 0x00800000u) s2 = (s2 & 0x0000FFFFu) | 0x7FC00000u;
+                    const uint32_t s0 = prmt(s2, 0u, 0x1010u), s1 = prmt(s2, 0u, 0x3232u);
 #pragma unroll
-                    for (int q = 0; q < 4; q++)
-                        dequant_word<false>(word_of(v, q), q < 2 ? s0 : s1, xf[h][q]);
+                    for (int q = 0; q < 4; q++) dequant_bf16(word_of(v, q), q < 2 ? s0 : s1, xf[h][q]);
                 } else {
                     const uint4 *xp = (const uint4 *)(xrow[h] + (int64_t)seg * 256 + 64 * t);
 #pragma unroll
@@ -279,19 +400,17 @@ __global__ void __launch_bounds__(GEMV_THREADS) gemv_nvfp4_mma(const gemv_params
                         xf[h][q][3] = __byte_perm(v.y, v.w, 0x7632); /* (x3, x7) */
                     }
                 }
-            } else {
-#pragma unroll
-                for (int q = 0; q < 4; q++)
-#pragma unroll
-                    for (int c = 0; c < 4; c++) xf[h][q][c] = 0u;
             }
         }
 
+        /* scale pairs (s, s) of blocks 2t (words 0, 1) and 2t+1 (words 2, 3) of each row */
         uint32_t s2[4][2];
 #pragma unroll
         for (int i = 0; i < 4; i++) {
-            s2[i][0] = scale_pair<BF16>(wsc[i] & 0xFFu); /* block 2t: words 0, 1 */
-            s2[i][1] = scale_pair<BF16>(wsc[i] >> 8);    /* block 2t+1: words 2, 3 */
+            bad[i] = nan_flags(bad[i], s4[i]);
+            const uint32_t sp = scale_pair2<BF16>(prmt(s4[i], 0u, s_sel_lo));
+            s2[i][0] = prmt(sp, 0u, 0x1010u);
+            s2[i][1] = prmt(sp, 0u, 0x3232u);
         }
 #pragma unroll
         for (int q = 0; q < 4; q++) {
@@ -304,44 +423,87 @@ __global__ void __launch_bounds__(GEMV_THREADS) gemv_nvfp4_mma(const gemv_params
                 for (int at = 0; at < 2; at++) {
                     mma_16816<BF16>(acc[at][0], wd[2 * at][a], wd[2 * at + 1][a], wd[2 * at][a + 1],
                                     wd[2 * at + 1][a + 1], xf[0][q][a], xf[0][q][a + 1]);
-                    if (two_tiles)
+                    if (TWO)
                         mma_16816<BF16>(acc[at][1], wd[2 * at][a], wd[2 * at + 1][a],
                                         wd[2 * at][a + 1], wd[2 * at + 1][a + 1], xf[1][q][a],
                                         xf[1][q][a + 1]);
                 }
         }
     }
+    };
+    if (two_tiles) k_loop(std::true_type{});
+    else k_loop(std::false_type{});
+    cp_async_wait<0>();
+
+    /* a NaN scale code anywhere in a row's K range makes the row NaN; the four lanes of a
+     * quad saw different scale words of the same rows */
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        uint32_t b = bad[i] & 0x80808080u;
+        b |= __shfl_xor_sync(0xFFFFFFFFu, b, 1);
+        b |= __shfl_xor_sync(0xFFFFFFFFu, b, 2);
+        bad[i] = b;
+    }
 
     /* C fragment: c0,c1 -> (A row g, cols 2t, 2t+1), c2,c3 -> (A row g+8, same cols) */
+    const float nan = __int_as_float(0x7FC00000);
+    const int64_t tiles = gridDim.x;
+    float *part = p.partial + ((l * tiles + blockIdx.x) * p.splits + split) *
+                                  (int64_t)(GEMV_MAX_M * GEMV_ROWS_PER_CTA);
 #pragma unroll
     for (int at = 0; at < 2; at++)
 #pragma unroll
         for (int h = 0; h < 2; h++)
 #pragma unroll
             for (int c = 0; c < 4; c++) {
-                const int64_t n = r0 + 16 * at + g + 8 * (c >> 1);
+                const int rl = warp * GEMV_ROWS_PER_WARP + 16 * at + g + 8 * (c >> 1);
+                const int64_t n = (int64_t)blockIdx.x * GEMV_ROWS_PER_CTA + rl;
                 const int m = 8 * h + 2 * t + (c & 1);
                 if (n >= p.n || m >= p.m) continue;
+                const float v = bad[2 * at + (c >> 1)] ? nan : acc[at][h][c];
                 if (p.splits == 1)
-                    gemv_store(p, l, m, n, acc[at][h][c], gemv_operand<XK>::pow2);
+                    gemv_store(p, l, m, n, v, gemv_operand<XK>::pow2);
                 else
-                    p.partial[((l * p.splits + split) * GEMV_MAX_M + m) * p.n + n] = acc[at][h][c];
+                    part[m * GEMV_ROWS_PER_CTA + rl] = v;
             }
-}
+    if (p.splits == 1) return;
 
-/* Split-K second pass: one thread per (batch, m, n); partials summed in split order. */
-template <int XK>
-__global__ void __launch_bounds__(256) gemv_splitk_reduce(const gemv_params p) {
-    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const int64_t l = blockIdx.z;
-    if (i >= (int64_t)p.m * p.n) return;
-    const int m = (int)(i / p.n);
-    const int64_t n = i % p.n;
-    const float *src = p.partial + (l * p.splits * GEMV_MAX_M + m) * p.n + n;
-    const int64_t stride = (int64_t)GEMV_MAX_M * p.n;
-    float v = src[0];
-    for (int s = 1; s < p.splits; s++) v += src[s * stride];
-    gemv_store(p, l, m, n, v, gemv_operand<XK>::pow2);
+    /* split-K: the last CTA of this row tile sums all splits' partials in split order */
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        last_cta = gemv_arrive_last(p.counters + l * tiles + blockIdx.x, p.tag, p.splits);
+    __syncthreads();
+    if (!last_cta) return;
+    __threadfence();
+    const int rl = threadIdx.x;
+    const int64_t n = (int64_t)blockIdx.x * GEMV_ROWS_PER_CTA + rl;
+    if (n >= p.n) return;
+    const float *src = p.partial + (l * tiles + blockIdx.x) * p.splits *
+                                       (int64_t)(GEMV_MAX_M * GEMV_ROWS_PER_CTA) + rl;
+    const int64_t split_stride = (int64_t)GEMV_MAX_M * GEMV_ROWS_PER_CTA;
+    /* 4 rows x 8 splits of loads in flight per thread, then added in split order */
+    for (int m0 = 0; m0 < p.m; m0 += 4) {
+        float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (int k0 = 0; k0 < p.splits; k0 += 8) {
+            float x[4][8];
+#pragma unroll
+            for (int mi = 0; mi < 4; mi++)
+#pragma unroll
+                for (int j = 0; j < 8; j++)
+                    x[mi][j] = (m0 + mi < p.m && k0 + j < p.splits)
+                                   ? __ldcg(src + (k0 + j) * split_stride + (m0 + mi) * GEMV_ROWS_PER_CTA)
+                                   : 0.0f;
+#pragma unroll
+            for (int mi = 0; mi < 4; mi++)
+#pragma unroll
+                for (int j = 0; j < 8; j++)
+                    if (k0 + j < p.splits) v[mi] = k0 + j == 0 ? x[mi][j] : v[mi] + x[mi][j];
+        }
+#pragma unroll
+        for (int mi = 0; mi < 4; mi++)
+            if (m0 + mi < p.m) gemv_store(p, l, m0 + mi, n, v[mi], gemv_operand<XK>::pow2);
+    }
 }
 
 /* ---------------------------------------------------------------- scalar kernel */
@@ -412,6 +574,20 @@ bool fp4_fast_ok(const tetra_operand &o) {
     return true;
 }
 
+/* The weight scales are copied as 4-byte words. */
+bool w_scales_fast_ok(const tetra_operand &o) {
+    if (!tetra_aligned(o.scales, 4) || o.scale_batch_stride % 4) return false;
+    return o.scale_layout != TETRA_SCALE_LINEAR || o.scale_ld % 4 == 0;
+}
+
+/* Counter tags: distinct per launch (bits 24..63 of a counter word), never 0 so that
+ * zeroed memory reads as another launch's. */
+unsigned long long next_counter_tag() {
+    static unsigned long long launches = 0;
+    const unsigned long long n = __sync_add_and_fetch(&launches, 1ull);
+    return ((n % 0xFFFFFFFFFFull) + 1) << 24;
+}
+
 template <int XK>
 tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     cudaStream_t stream = TETRA_STREAM(p);
@@ -431,26 +607,26 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     if (splits > 4096) splits = 4096;
     if (splits < 1) splits = 1;
     prm.partial = nullptr;
+    prm.counters = nullptr;
+    prm.tag = 0;
     if (splits > 1) {
         void *ws = nullptr;
-        size_t bytes = (size_t)splits * (size_t)p->batch * GEMV_MAX_M * (size_t)p->n * sizeof(float);
+        const size_t ctr_bytes = ((size_t)p->batch * (size_t)tiles * 8 + 255) / 256 * 256;
+        const size_t bytes = ctr_bytes + (size_t)splits * (size_t)p->batch * (size_t)tiles *
+                                             GEMV_MAX_M * GEMV_ROWS_PER_CTA * sizeof(float);
         if (tetra_context_workspace(p->ctx, bytes, &ws) != TETRA_OK) {
             tetra_clear_error(); /* a fixed user workspace too small: run unsplit */
             splits = 1;
         } else {
-            prm.partial = (float *)ws;
+            prm.counters = (unsigned long long *)ws;
+            prm.partial = (float *)((uint8_t *)ws + ctr_bytes);
+            prm.tag = next_counter_tag();
         }
     }
     prm.splits = (int)splits;
     dim3 grid((unsigned)tiles, (unsigned)splits, (unsigned)p->batch);
     gemv_nvfp4_mma<XK><<<grid, GEMV_THREADS, 0, stream>>>(prm);
     TETRA_LAUNCH_CHECK();
-    if (splits > 1) {
-        const int64_t outs = (int64_t)p->m * p->n;
-        dim3 rgrid((unsigned)((outs + 255) / 256), 1, (unsigned)p->batch);
-        gemv_splitk_reduce<XK><<<rgrid, 256, 0, stream>>>(prm);
-        TETRA_LAUNCH_CHECK();
-    }
     return TETRA_OK;
 }
 
@@ -509,6 +685,8 @@ extern "C" tetra_status tetra_launch_gemv(const tetra_gemm_problem *p) {
     prm.ga = a.dtype == TETRA_DTYPE_NVFP4 ? a.gscale_dev : nullptr;
     prm.gb = b.gscale_dev;
     prm.partial = nullptr;
+    prm.counters = nullptr;
+    prm.tag = 0;
     prm.splits = 1;
     prm.m = (int)p->m;
     prm.n = p->n;
@@ -516,7 +694,8 @@ extern "C" tetra_status tetra_launch_gemv(const tetra_gemm_problem *p) {
     prm.nkb = p->k / 16;
     prm.nseg = (int)(p->k / GEMV_SEG_K);
 
-    bool fast = p->k % GEMV_SEG_K == 0 && p->k <= ((int64_t)1 << 30) && fp4_fast_ok(b);
+    bool fast = p->k % GEMV_SEG_K == 0 && p->k <= ((int64_t)1 << 30) && fp4_fast_ok(b) &&
+                w_scales_fast_ok(b);
     if (a.dtype == TETRA_DTYPE_NVFP4)
         fast = fast && fp4_fast_ok(a);
     else
