@@ -606,6 +606,13 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     if (splits > max_splits) splits = max_splits;
     if (splits > 4096) splits = 4096;
     if (splits < 1) splits = 1;
+    if (p->splits) { /* pinned (tests, tune): checked here, where the limits are known */
+        if (p->splits > (max_splits > 1 ? max_splits : 1))
+            return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                              "tetra_launch_gemv: opts.splits = %d; K = %lld allows at most %lld",
+                              p->splits, (long long)p->k, (long long)(max_splits > 1 ? max_splits : 1));
+        splits = p->splits;
+    }
     prm.partial = nullptr;
     prm.counters = nullptr;
     prm.tag = 0;
@@ -649,6 +656,9 @@ extern "C" tetra_status tetra_launch_gemv(const tetra_gemm_problem *p) {
     if (p->n > ((int64_t)1 << 31) - GEMV_ROWS_PER_CTA)
         return tetra_fail(TETRA_ERR_UNSUPPORTED, "tetra_launch_gemv: N = %lld is too large",
                           (long long)p->n);
+    if (p->tile_m)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "tetra_launch_gemv: has no tile_m to pin (opts.tile_m = %d)",
+                          p->tile_m);
 
     gemv_params prm;
     prm.w = (const uint8_t *)b.data;
@@ -708,6 +718,10 @@ extern "C" tetra_status tetra_launch_gemv(const tetra_gemm_problem *p) {
         default: return launch_mma<X_NVFP4>(prm, p);
         }
     }
+    if (p->splits > 1)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "tetra_launch_gemv: opts.splits = %d, but this problem takes the unsplit scalar "
+                          "kernel (K %% %d, alignment)", p->splits, (int)GEMV_SEG_K);
     dim3 grid((unsigned)((p->n + 3) / 4), (unsigned)p->batch);
     gemv_nvfp4_scalar<<<grid, 128, 0, TETRA_STREAM(p)>>>(prm);
     TETRA_LAUNCH_CHECK();
