@@ -244,7 +244,7 @@ quantize_kernel(dense_view src, nvfp4_view dst, shape sh, const float *g_dev, fl
 
 /* ------------------------------------------------------------------ dequantize */
 
-/* The general path, element by element (see quantize_kernel); dequantize_blocks_kernel
+/* The general path, element by element (see quantize_kernel); dequantize_aligned_kernel
  * below takes the aligned case. */
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
@@ -288,11 +288,12 @@ dequantize_kernel(nvfp4_view src, dense_view dst, shape sh, const float *g_dev, 
 
 /* ------------------------------------------------------------------ block paths */
 
-/* The paths the aligned, contiguous-in-K case takes (every benchmark shape): a thread
- * owns whole 16-element blocks (kBlockUnroll of them, blockDim.x apart in a row, all
- * loaded before any is used), so the per-block work (amax, scale code, reciprocal) is
- * done once per 16 elements and no lane has to wait on a neighbour. Bits equal the
- * host's through the twins in nvfp4_codec.h (see docs/notes/format-kernels.md). */
+/* The paths the aligned case takes (every benchmark shape). Quantize: a thread owns
+ * whole 16-element blocks (kBlockUnroll of them, blockDim.x apart in a row, all loaded
+ * before any is used), so the per-block work (amax, scale code, reciprocal) is done once
+ * per 16 elements and no lane waits on a neighbour. Dequantize: 16-byte chunks, see
+ * dequantize_aligned_kernel. Bits equal the host's through the twins in nvfp4_codec.h
+ * (docs/notes/format-kernels.md, rung 2). */
 constexpr int kBlockUnroll = 2;
 
 /* Dense block: 16 values as 32-bit words (8 for FP16/BF16, 16 for FP32). */
@@ -488,9 +489,17 @@ __device__ __forceinline__ float e2m1_value(uint32_t code) {
     return __fmul_rn(__uint_as_float(((code & 8u) << 28) | ((code & 7u) << 22)), 0x1p126f);
 }
 
+/* A thread owns 16-byte chunks of the dense output (8 FP16/BF16 or 4 FP32 values; the
+ * 2 or 4 lanes of a block each decode its scale), so every store instruction of a warp
+ * writes 512 contiguous bytes. (Whole blocks per thread, rung 2's first version, wrote
+ * 32-64 bytes per lane with lanes 32-64 bytes apart: 59% of the read ceiling for BF16,
+ * and FP32 slower than rung 1.) */
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-dequantize_blocks_kernel(nvfp4_view src, dense_view dst, shape sh, const float *g_dev, float g_host) {
+dequantize_aligned_kernel(nvfp4_view src, dense_view dst, shape sh, const float *g_dev, float g_host) {
+    constexpr int V = dense_traits<T>::V;
+    constexpr int TPB = TETRA_NVFP4_BLOCK / V;
+    const int64_t cpr = sh.cols / V;
     const int64_t l = blockIdx.z;
     const uint8_t *sbase = src.data + l * (src.batch_stride / 2);
     const uint8_t *scbase = src.scales + l * src.scale_batch_stride;
@@ -499,40 +508,36 @@ dequantize_blocks_kernel(nvfp4_view src, dense_view dst, shape sh, const float *
     for (int64_t r = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; r < sh.rows;
          r += (int64_t)gridDim.y * blockDim.y) {
         const int64_t srow = scale_row_offset(src.layout, r, sh.nkb, src.scale_ld);
-        uint2 codes[kBlockUnroll];
-        unsigned sc[kBlockUnroll];
+        uint32_t codes[kUnroll];
+        unsigned sc[kUnroll];
 #pragma unroll
-        for (int u = 0; u < kBlockUnroll; u++) {
-            const int64_t kb = ((int64_t)blockIdx.x * kBlockUnroll + u) * blockDim.x + threadIdx.x;
-            if (kb < sh.nkb) {
-                codes[u] = __ldg(reinterpret_cast<const uint2 *>(sbase + (r * src.ld + kb * 16) / 2));
-                sc[u] = __ldg(scbase + srow + scale_col_offset(src.layout, kb));
+        for (int u = 0; u < kUnroll; u++) {
+            const int64_t c = ((int64_t)blockIdx.x * kUnroll + u) * blockDim.x + threadIdx.x;
+            if (c < cpr) {
+                const uint8_t *pc = sbase + (r * src.ld + c * V) / 2;
+                codes[u] = V == 8 ? __ldg(reinterpret_cast<const uint32_t *>(pc))
+                                  : (uint32_t)__ldg(reinterpret_cast<const uint16_t *>(pc));
+                sc[u] = __ldg(scbase + srow + scale_col_offset(src.layout, c / TPB));
             }
         }
 #pragma unroll
-        for (int u = 0; u < kBlockUnroll; u++) {
-            const int64_t kb = ((int64_t)blockIdx.x * kBlockUnroll + u) * blockDim.x + threadIdx.x;
-            if (kb >= sh.nkb) continue;
+        for (int u = 0; u < kUnroll; u++) {
+            const int64_t c = ((int64_t)blockIdx.x * kUnroll + u) * blockDim.x + threadIdx.x;
+            if (c >= cpr) continue;
             const float s = tetra_e4m3_to_float(sc[u]);
-            uint4 *p = reinterpret_cast<uint4 *>(dbase + r * dst.ld + kb * 16);
+            uint4 *p = reinterpret_cast<uint4 *>(dbase + r * dst.ld + c * V);
             if (sizeof(T) == 2) {
-                uint32_t lo[2], hi[2], o[8];
+                uint32_t lo[2], hi[2], o[4];
                 dequant_table<T>(s, g, lo, hi);
-                dequant_word(codes[u].x, lo, hi, o);
-                dequant_word(codes[u].y, lo, hi, o + 4);
-                p[0] = make_uint4(o[0], o[1], o[2], o[3]);
-                p[1] = make_uint4(o[4], o[5], o[6], o[7]);
+                dequant_word(codes[u], lo, hi, o);
+                *p = make_uint4(o[0], o[1], o[2], o[3]);
             } else {
                 /* FP32: (e2m1 * s) * g per element, the host's expression */
+                float v[4];
 #pragma unroll
-                for (int j = 0; j < 4; j++) {
-                    const uint32_t c = (j < 2 ? codes[u].x : codes[u].y) >> (16 * (j & 1));
-                    float v[4];
-#pragma unroll
-                    for (int i = 0; i < 4; i++) v[i] = __fmul_rn(__fmul_rn(e2m1_value(c >> (4 * i)), s), g);
-                    p[j] = make_uint4(__float_as_uint(v[0]), __float_as_uint(v[1]), __float_as_uint(v[2]),
-                                      __float_as_uint(v[3]));
-                }
+                for (int i = 0; i < 4; i++) v[i] = __fmul_rn(__fmul_rn(e2m1_value(codes[u] >> (4 * i)), s), g);
+                *p = make_uint4(__float_as_uint(v[0]), __float_as_uint(v[1]), __float_as_uint(v[2]),
+                                __float_as_uint(v[3]));
             }
         }
     }
@@ -715,13 +720,12 @@ tetra_status dequantize_typed(const tetra_convert_problem *p) {
     const shape sh = make_shape(p);
     const nvfp4_view src = make_nvfp4(p->src);
     const dense_view dst = make_dense(p->dst);
-    const bool vec = dense_vec_ok(p->dst, p->batch) && packed_vec_ok(p->src, p->batch, 8);
+    const bool vec = dense_vec_ok(p->dst, p->batch) && packed_vec_ok(p->src, p->batch, V / 2);
     launch_geom lg;
-    tetra_status st = vec ? chunk_geometry(sh.nkb, sh.rows, p->batch, kBlockUnroll, "tetra_launch_dequantize", &lg)
-                          : chunk_geometry(sh.cols / V, sh.rows, p->batch, kUnroll, "tetra_launch_dequantize", &lg);
+    tetra_status st = chunk_geometry(sh.cols / V, sh.rows, p->batch, kUnroll, "tetra_launch_dequantize", &lg);
     if (st != TETRA_OK) return st;
     if (vec)
-        dequantize_blocks_kernel<T><<<lg.grid, lg.block, 0, stream>>>(src, dst, sh, p->src.gscale_dev,
+        dequantize_aligned_kernel<T><<<lg.grid, lg.block, 0, stream>>>(src, dst, sh, p->src.gscale_dev,
                                                                       p->src.gscale);
     else
         dequantize_kernel<T><<<lg.grid, lg.block, 0, stream>>>(src, dst, sh, p->src.gscale_dev, p->src.gscale);
