@@ -9,11 +9,12 @@
  *
  * Work split (all kernels): grid x covers positions inside a row, grid y covers rows
  * (a grid-stride loop past 65535 blocks), grid z is the batch. No integer division in
- * the hot loops. A thread owns one 16-byte chunk of the dense side (4 FP32 or 8
- * FP16/BF16 values) and, unrolled, a second chunk one block-width further; the 2 or 4
- * lanes that share a 16-element NVFP4 block combine their block amax with shuffles.
- * When rows, batches and base pointers are aligned the chunk is one 16-byte load or
- * store (VEC); otherwise the same kernel reads/writes element by element.
+ * the hot loops. When rows, batches and base pointers are aligned (every benchmark
+ * shape): quantize_blocks_kernel gives a thread two whole 16-element blocks, and
+ * dequantize_aligned_kernel two 16-byte output chunks (coalesced stores), each with
+ * 16-byte accesses. Otherwise quantize_kernel / dequantize_kernel own one chunk of
+ * 4 FP32 or 8 FP16/BF16 values (unrolled twice), move it element by element, and the
+ * 2 or 4 lanes of a block combine its amax with shuffles.
  *
  * Non-finite input (a contract, since an asynchronous kernel cannot return an error):
  *   - a 16-element block holding NaN or +-Inf gets scale code 0x7F (NaN in E4M3) and
