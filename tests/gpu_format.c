@@ -122,7 +122,30 @@ static tetra_matrix q_mat(const geom *g, void *data, void *scales, float gs) {
 
 /* Fill the dense host buffer: padding (between rows and batches) holds NaN, which a
  * kernel reading out of its rows would turn into a visible difference. Returns amax. */
-enum { PAT_RANDOM = 0, PAT_ADVERSARIAL = 1, PAT_ZERO = 2 };
+enum { PAT_RANDOM = 0, PAT_ADVERSARIAL = 1, PAT_ZERO = 2, PAT_NEAR_TIE = 3, PAT_TINY = 4, PAT_HUGE = 5 };
+
+/* PAT_NEAR_TIE: the global scale the case quantizes with (set by the caller). Every block
+ * gets scale s0 * 2^e exactly (element 0 is 6 * s0 * 2^e * g) and its other elements
+ * quotients x / (s * g) within a few FP32 ulps of an E2M1 value or midpoint: 16-bit
+ * inputs hold t * s0 * 2^e, so g = 1 + k * 2^-23 moves the quotient by ~k ulps; FP32
+ * inputs are RN(t * d) moved by -3..3 ulps, for any g. This is where a quotient computed
+ * any other way than by one IEEE division would first show. */
+static float near_tie_g = 1.0f;
+
+static float near_tie_value(tetra_dtype dt, int j, double s0e) {
+    static const double t[14] = {0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 5, 6};
+    double sign = (tetra_rng_next(&rng) & 1) ? -1.0 : 1.0;
+    double tv = j == 0 ? 6.0 : t[tetra_rng_next(&rng) % 14];
+    if (dt != TETRA_DTYPE_FP32 || j == 0) return (float)(sign * tv * s0e * (j == 0 ? near_tie_g : 1.0));
+    {
+        float d = (float)s0e * near_tie_g, x = (float)tv * d;
+        uint32_t u;
+        memcpy(&u, &x, 4);
+        u += (uint32_t)((int)(tetra_rng_next(&rng) % 7) - 3);
+        memcpy(&x, &u, 4);
+        return (float)sign * x;
+    }
+}
 
 static float fill_dense(const geom *g, void *buf, int pattern) {
     float amax = 0.0f;
@@ -134,10 +157,17 @@ static float fill_dense(const geom *g, void *buf, int pattern) {
                 int kind = pattern == PAT_ADVERSARIAL ? (int)(tetra_rng_next(&rng) % 7) : 0;
                 double tiny = pow(10.0, -2.0 - 5.0 * tetra_rng_uniform(&rng));
                 int e = (int)(tetra_rng_next(&rng) % 6) - 3;
+                /* PAT_NEAR_TIE: block scale s0 * 2^e, s0 any E4M3 mantissa */
+                double s0e = ldexp(1.0 + (double)(tetra_rng_next(&rng) % 8) / 8.0, (int)(tetra_rng_next(&rng) % 9) - 4);
+                if (pattern == PAT_ZERO) kind = -1;
+                if (pattern >= PAT_NEAR_TIE) kind = 10 + pattern;
                 for (int j = 0; j < 16; j++) {
                     double n = tetra_rng_normal(&rng), v;
                     int64_t i = l * g->bs + r * g->ld + kb * 16 + j;
-                    switch (pattern == PAT_ZERO ? -1 : kind) {
+                    switch (kind) {
+                    case 10 + PAT_NEAR_TIE: v = near_tie_value(g->dt, j, s0e); break;
+                    case 10 + PAT_TINY: v = ldexp(n, -100); break; /* s * g below 2^-90 */
+                    case 10 + PAT_HUGE: v = ldexp(n, 100); break;  /* s * g above 2^90 */
                     case -1: v = (j & 1) ? -0.0 : 0.0; break;
                     case 1: v = 0.0; break;                 /* all-zero block */
                     case 2: v = n * tiny; break;            /* subnormal / zero block scales */
@@ -180,7 +210,9 @@ static void quantize_case(int64_t rows, int64_t cols, int64_t L, tetra_dtype dt,
              layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled", strides, gmode, pattern, g_factor);
     /* g_factor 0 asks for g = 2^-5 exactly, so grid values hit E2M1 ties exactly */
     if (gmode != G_FROM_AMAX)
-        gs = g_factor == 0.0 ? 0.03125f : (float)((amax > 0.0f ? amax / 2688.0 : 1.0) * g_factor);
+        gs = pattern == PAT_NEAR_TIE ? near_tie_g
+             : g_factor == 0.0      ? 0.03125f
+                                    : (float)((amax > 0.0f ? amax / 2688.0 : 1.0) * g_factor);
 
     /* host reference */
     memset(hq, POISON, g.q_bytes);
@@ -666,6 +698,28 @@ int main(int argc, char **argv) {
             quantize_case(64, 256, 1, dts[di], lays[li], 0, G_HOST, PAT_ADVERSARIAL, 0.0);
             quantize_case(512, 8192, 2, dts[di], lays[li], 0, G_FROM_AMAX, PAT_RANDOM, 1.0);
             quantize_case(1, 8192, 1, dts[di], lays[li], 1, G_DEVICE, PAT_ADVERSARIAL, 1.0);
+        }
+    /* the GPU's block path divides by a per-block reciprocal plus one FMA correction and
+     * rounds to E2M1 with an FP32 add: quotients at and next to every tie, for every E4M3
+     * scale mantissa, with g = 1 + k ulp (16-bit inputs) or any g (FP32 inputs) */
+    for (int di = 0; di < 3; di++)
+        for (int k = -4; k <= 4; k++) {
+            near_tie_g = k >= 0 ? 1.0f + (float)k * 0x1p-23f : 1.0f + (float)k * 0x1p-24f;
+            quantize_case(256, 256, 1, dts[di], lays[k & 1], 0, k & 1 ? G_DEVICE : G_HOST, PAT_NEAR_TIE, 1.0);
+            /* arbitrary g (FP16 inputs: small g only, 6 * s0 * g must stay below 65504) */
+            near_tie_g = (float)(0.37 + 0.1 * (k + 4)) * (k & 1 || dts[di] == TETRA_DTYPE_FP16 ? 1e-3f : 1e3f);
+            quantize_case(128, 512, 1, dts[di], lays[k & 1], 0, G_HOST, PAT_NEAR_TIE, 1.0);
+        }
+    /* blocks outside the reciprocal path's range take the exact division: s * g below
+     * 2^-90 or above 2^90 (FP32/BF16 only: FP16 cannot hold the inputs), and quotients
+     * beyond 2^64 (a global scale 2^-80 times too small: every scale saturates) */
+    for (int di = 0; di < 3; di++)
+        for (int li = 0; li < 2; li++) {
+            if (dts[di] != TETRA_DTYPE_FP16) {
+                quantize_case(64, 512, 1, dts[di], lays[li], 0, G_FROM_AMAX, PAT_TINY, 1.0);
+                quantize_case(64, 512, 1, dts[di], lays[li], 0, G_FROM_AMAX, PAT_HUGE, 1.0);
+            }
+            quantize_case(64, 512, 1, dts[di], lays[li], 0, G_HOST, PAT_ADVERSARIAL, 0x1p-80);
         }
 
     /* dequantize arbitrary bytes */

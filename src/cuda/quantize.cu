@@ -9,11 +9,12 @@
  *
  * Work split (all kernels): grid x covers positions inside a row, grid y covers rows
  * (a grid-stride loop past 65535 blocks), grid z is the batch. No integer division in
- * the hot loops. A thread owns one 16-byte chunk of the dense side (4 FP32 or 8
- * FP16/BF16 values) and, unrolled, a second chunk one block-width further; the 2 or 4
- * lanes that share a 16-element NVFP4 block combine their block amax with shuffles.
- * When rows, batches and base pointers are aligned the chunk is one 16-byte load or
- * store (VEC); otherwise the same kernel reads/writes element by element.
+ * the hot loops. When rows, batches and base pointers are aligned (every benchmark
+ * shape): quantize_blocks_kernel gives a thread two whole 16-element blocks, and
+ * dequantize_aligned_kernel two 16-byte output chunks (coalesced stores), each with
+ * 16-byte accesses. Otherwise quantize_kernel / dequantize_kernel own one chunk of
+ * 4 FP32 or 8 FP16/BF16 values (unrolled twice), move it element by element, and the
+ * 2 or 4 lanes of a block combine its amax with shuffles.
  *
  * Non-finite input (a contract, since an asynchronous kernel cannot return an error):
  *   - a 16-element block holding NaN or +-Inf gets scale code 0x7F (NaN in E4M3) and
@@ -95,39 +96,22 @@ __device__ __forceinline__ void load_chunk(const T *p, float (&x)[dense_traits<T
     }
 }
 
-/* Store V consecutive dense values, rounding each once (RNE). */
-template <typename T, bool VEC>
+/* Store V consecutive dense values, rounding each once (RNE); element by element. */
+template <typename T>
 __device__ __forceinline__ void store_chunk(T *p, const float (&x)[dense_traits<T>::V]) {
-    constexpr int V = dense_traits<T>::V;
-    if (VEC) {
-        uint4 u;
-        T *e = reinterpret_cast<T *>(&u);
 #pragma unroll
-        for (int i = 0; i < V; i++) e[i] = from_float<T>(x[i]);
-        *reinterpret_cast<uint4 *>(p) = u;
-    } else {
-#pragma unroll
-        for (int i = 0; i < V; i++) p[i] = from_float<T>(x[i]);
-    }
+    for (int i = 0; i < dense_traits<T>::V; i++) p[i] = from_float<T>(x[i]);
 }
 
-/* Store / load NBYTES bytes of packed codes (nibble i at bits 4i, little endian). */
-template <int NBYTES, bool VEC>
+/* Store / load NBYTES bytes of packed codes (nibble i at bits 4i), byte by byte. */
+template <int NBYTES>
 __device__ __forceinline__ void store_codes(uint8_t *p, uint32_t codes) {
-    if (VEC && NBYTES == 4) {
-        *reinterpret_cast<uint32_t *>(p) = codes;
-    } else if (VEC && NBYTES == 2) {
-        *reinterpret_cast<uint16_t *>(p) = (uint16_t)codes;
-    } else {
 #pragma unroll
-        for (int j = 0; j < NBYTES; j++) p[j] = (uint8_t)(codes >> (8 * j));
-    }
+    for (int j = 0; j < NBYTES; j++) p[j] = (uint8_t)(codes >> (8 * j));
 }
 
-template <int NBYTES, bool VEC>
+template <int NBYTES>
 __device__ __forceinline__ uint32_t load_codes(const uint8_t *p) {
-    if (VEC && NBYTES == 4) return __ldg(reinterpret_cast<const uint32_t *>(p));
-    if (VEC && NBYTES == 2) return __ldg(reinterpret_cast<const uint16_t *>(p));
     uint32_t c = 0;
 #pragma unroll
     for (int j = 0; j < NBYTES; j++) c |= (uint32_t)p[j] << (8 * j);
@@ -187,7 +171,10 @@ __global__ void global_scale_from_amax_kernel(float *g) {
 
 /* ------------------------------------------------------------------ quantize */
 
-template <typename T, bool VEC>
+/* The general path (unaligned bases or strides): one chunk of V elements per thread,
+ * moved element by element; the TPB lanes of a block share its amax by shuffles. The
+ * aligned case takes quantize_blocks_kernel below. */
+template <typename T>
 __global__ void __launch_bounds__(kThreads)
 quantize_kernel(dense_view src, nvfp4_view dst, shape sh, const float *g_dev, float g_host) {
     constexpr int V = dense_traits<T>::V;
@@ -211,7 +198,7 @@ quantize_kernel(dense_view src, nvfp4_view dst, shape sh, const float *g_dev, fl
             const int64_t c = ((int64_t)blockIdx.x * kUnroll + u) * blockDim.x + threadIdx.x;
             ok[u] = r < sh.rows && c < cpr;
             if (ok[u]) {
-                load_chunk<T, VEC>(sbase + r * src.ld + c * V, x[u]);
+                load_chunk<T, false>(sbase + r * src.ld + c * V, x[u]);
             } else {
 #pragma unroll
                 for (int i = 0; i < V; i++) x[u][i] = 0.0f;
@@ -248,7 +235,7 @@ quantize_kernel(dense_view src, nvfp4_view dst, shape sh, const float *g_dev, fl
                     codes |= (uint32_t)tetra_nvfp4_encode_element(x[u][i], s, g) << (4 * i);
             }
             if (ok[u]) {
-                store_codes<V / 2, VEC>(dbase + (r * dst.ld + c * V) / 2, codes);
+                store_codes<V / 2>(dbase + (r * dst.ld + c * V) / 2, codes);
                 if (c % TPB == 0)
                     scbase[tetra_scale_offset(dst.layout, r, c / TPB, sh.nkb, dst.scale_ld)] = sc;
             }
@@ -258,7 +245,9 @@ quantize_kernel(dense_view src, nvfp4_view dst, shape sh, const float *g_dev, fl
 
 /* ------------------------------------------------------------------ dequantize */
 
-template <typename T, bool VEC>
+/* The general path, element by element (see quantize_kernel); dequantize_aligned_kernel
+ * below takes the aligned case. */
+template <typename T>
 __global__ void __launch_bounds__(kThreads)
 dequantize_kernel(nvfp4_view src, dense_view dst, shape sh, const float *g_dev, float g_host) {
     constexpr int V = dense_traits<T>::V;
@@ -277,7 +266,7 @@ dequantize_kernel(nvfp4_view src, dense_view dst, shape sh, const float *g_dev, 
         for (int u = 0; u < kUnroll; u++) {
             const int64_t c = ((int64_t)blockIdx.x * kUnroll + u) * blockDim.x + threadIdx.x;
             if (c < cpr) {
-                codes[u] = load_codes<V / 2, VEC>(sbase + (r * src.ld + c * V) / 2);
+                codes[u] = load_codes<V / 2>(sbase + (r * src.ld + c * V) / 2);
                 sc[u] = scbase[tetra_scale_offset(src.layout, r, c / TPB, sh.nkb, src.scale_ld)];
             }
         }
@@ -292,7 +281,264 @@ dequantize_kernel(nvfp4_view src, dense_view dst, shape sh, const float *g_dev, 
 #pragma unroll
                 for (int i = 0; i < V; i++)
                     y[i] = (tetra_e2m1_to_float((codes[u] >> (4 * i)) & 15u) * s) * g;
-                store_chunk<T, VEC>(dbase + r * dst.ld + c * V, y);
+                store_chunk<T>(dbase + r * dst.ld + c * V, y);
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ block paths */
+
+/* The paths the aligned case takes (every benchmark shape). Quantize: a thread owns
+ * whole 16-element blocks (kBlockUnroll of them, blockDim.x apart in a row, all loaded
+ * before any is used), so the per-block work (amax, scale code, reciprocal) is done once
+ * per 16 elements and no lane waits on a neighbour. Dequantize: 16-byte chunks, see
+ * dequantize_aligned_kernel. Bits equal the host's through the twins in nvfp4_codec.h
+ * (docs/notes/format-kernels.md, rung 2). */
+constexpr int kBlockUnroll = 2;
+
+/* Dense block: 16 values as 32-bit words (8 for FP16/BF16, 16 for FP32). */
+template <typename T> struct block_words { static constexpr int W = 16 * (int)sizeof(T) / 4; };
+
+/* Byte offset of block column kb inside a scale row (the row part is added by the
+ * caller): linear kb, swizzled 512 * (kb / 4) + kb % 4 (tetra_swizzled_offset). */
+__device__ __forceinline__ int64_t scale_col_offset(int layout, int64_t kb) {
+    return layout ? (int64_t)TETRA_SWIZZLE_ATOM * (kb >> 2) + (kb & 3) : kb;
+}
+
+__device__ __forceinline__ int64_t scale_row_offset(int layout, int64_t r, int64_t nkb, int64_t scale_ld) {
+    return layout ? (int64_t)TETRA_SWIZZLE_ATOM * (r / 128) * ((nkb + 3) / 4) + 16 * (r % 32) +
+                        4 * ((r % 128) / 32)
+                  : r * scale_ld;
+}
+
+/* Element i of a block (its words as loaded), as a float: exact for every dtype. */
+__device__ __forceinline__ float block_elem(const uint32_t (&w)[8], int i, __nv_bfloat16 *) {
+    return __uint_as_float((i & 1) ? (w[i / 2] & 0xffff0000u) : (w[i / 2] << 16));
+}
+__device__ __forceinline__ float block_elem(const uint32_t (&w)[8], int i, __half *) {
+    return __half2float(__ushort_as_half((unsigned short)((i & 1) ? w[i / 2] >> 16 : w[i / 2])));
+}
+__device__ __forceinline__ float block_elem(const uint32_t (&w)[16], int i, float *) {
+    return __uint_as_float(w[i]);
+}
+
+/* Block amax as a float, and whether the block holds NaN/Inf: an unsigned max of the
+ * magnitude bits (for x >= 0 the bit order is the value order; Inf and NaN are the
+ * largest patterns), two 16-bit lanes at a time for FP16/BF16. */
+__device__ __forceinline__ uint32_t max_magnitude_u16x2(const uint32_t (&w)[8]) {
+    uint32_t m = 0;
+#pragma unroll
+    for (int j = 0; j < 8; j++) m = __vmaxu2(m, w[j] & 0x7fff7fffu);
+    return max(m & 0xffffu, m >> 16);
+}
+__device__ __forceinline__ float block_amax(const uint32_t (&w)[8], bool *bad, __nv_bfloat16 *) {
+    const uint32_t m = max_magnitude_u16x2(w);
+    *bad = m >= 0x7f80u;
+    return __uint_as_float(m << 16);
+}
+__device__ __forceinline__ float block_amax(const uint32_t (&w)[8], bool *bad, __half *) {
+    const uint32_t m = max_magnitude_u16x2(w);
+    *bad = m >= 0x7c00u;
+    return __half2float(__ushort_as_half((unsigned short)m));
+}
+__device__ __forceinline__ float block_amax(const uint32_t (&w)[16], bool *bad, float *) {
+    uint32_t m = 0;
+#pragma unroll
+    for (int j = 0; j < 16; j++) m = max(m, w[j] & 0x7fffffffu);
+    *bad = m >= 0x7f800000u;
+    return __uint_as_float(m);
+}
+
+/* Top byte (sign and high exponent bits) of elements 0..3 and 4..7 of an 8-element
+ * half block, packed [e0 e1 e2 e3] and [e4 e5 e6 e7]. */
+template <typename T>
+__device__ __forceinline__ void top_bytes(const uint32_t *w, uint32_t *lo, uint32_t *hi) {
+    if (sizeof(T) == 4) {
+        *lo = __byte_perm(__byte_perm(w[0], w[1], 0x0073), __byte_perm(w[2], w[3], 0x7300), 0x7610);
+        *hi = __byte_perm(__byte_perm(w[4], w[5], 0x0073), __byte_perm(w[6], w[7], 0x7300), 0x7610);
+    } else {
+        *lo = __byte_perm(w[0], w[1], 0x7531);
+        *hi = __byte_perm(w[2], w[3], 0x7531);
+    }
+}
+
+/* Sign bits of 8 elements placed at bit 3 of their nibbles (bit 4i + 3). */
+__device__ __forceinline__ uint32_t sign_nibbles(uint32_t lo, uint32_t hi) {
+    const uint32_t even = __byte_perm(lo, hi, 0x6420); /* e0 e2 e4 e6 -> nibbles 0 2 4 6 */
+    const uint32_t odd = __byte_perm(lo, hi, 0x7531);  /* e1 e3 e5 e7 -> nibbles 1 3 5 7 */
+    return ((even >> 4) & 0x08080808u) | (odd & 0x80808080u);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+quantize_blocks_kernel(dense_view src, nvfp4_view dst, shape sh, const float *g_dev, float g_host) {
+    constexpr int W = block_words<T>::W;
+    const int64_t l = blockIdx.z;
+    const T *sbase = (const T *)src.data + l * src.batch_stride;
+    uint8_t *dbase = dst.data + l * (dst.batch_stride / 2);
+    uint8_t *scbase = dst.scales + l * dst.scale_batch_stride;
+    const float g = read_global_scale(g_dev, g_host);
+    const bool g_ok = valid_global_scale(g);
+    const float g6 = 6.0f * g; /* tetra_nvfp4_block_scale's divisor, same rounding */
+    for (int64_t r = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; r < sh.rows;
+         r += (int64_t)gridDim.y * blockDim.y) {
+        uint32_t w[kBlockUnroll][W];
+#pragma unroll
+        for (int u = 0; u < kBlockUnroll; u++) {
+            const int64_t kb = ((int64_t)blockIdx.x * kBlockUnroll + u) * blockDim.x + threadIdx.x;
+            if (kb < sh.nkb) {
+                const uint4 *p = reinterpret_cast<const uint4 *>(sbase + r * src.ld + kb * 16);
+#pragma unroll
+                for (int j = 0; j < W / 4; j++) {
+                    const uint4 v = __ldg(p + j);
+                    w[u][4 * j] = v.x; w[u][4 * j + 1] = v.y; w[u][4 * j + 2] = v.z; w[u][4 * j + 3] = v.w;
+                }
+            }
+        }
+        const int64_t srow = scale_row_offset(dst.layout, r, sh.nkb, dst.scale_ld);
+#pragma unroll
+        for (int u = 0; u < kBlockUnroll; u++) {
+            const int64_t kb = ((int64_t)blockIdx.x * kBlockUnroll + u) * blockDim.x + threadIdx.x;
+            if (kb >= sh.nkb) continue;
+            bool bad;
+            const float bmax = block_amax(w[u], &bad, (T *)nullptr);
+            unsigned sc = kScaleNaN;
+            float s = 0.0f;
+            if (!bad && g_ok) {
+                sc = tetra_ue4m3_code_nonneg(bmax / g6);
+                s = tetra_ue4m3_value(sc);
+            }
+            uint32_t codes[2] = {0u, 0u};
+            if (s > 0.0f) {
+                const float d = __fmul_rn(s, g); /* the host's divisor s * g */
+                const float y = __frcp_rn(d);
+                /* tetra_div_by_reciprocal is exact for d in [2^-90, 2^90] and quotients
+                 * below 2^64 (notes, "Rung 2"); other blocks divide like the host */
+                const bool safe = d >= 0x1p-90f && d <= 0x1p90f && __fmul_rn(bmax, y) < 0x1p64f;
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    uint32_t c = 0;
+                    if (safe) {
+                        /* magnitudes here, signs from the input's sign bits below */
+#pragma unroll
+                        for (int i = 0; i < 8; i++) {
+                            const float a = fabsf(block_elem(w[u], 8 * h + i, (T *)nullptr));
+                            c += tetra_e2m1_code_nonneg(tetra_div_by_reciprocal(a, d, y)) << (4 * i);
+                        }
+                        uint32_t lo, hi;
+                        top_bytes<T>(&w[u][h * W / 2], &lo, &hi);
+                        c |= sign_nibbles(lo, hi);
+                    } else {
+#pragma unroll
+                        for (int i = 0; i < 8; i++)
+                            c |= (uint32_t)tetra_nvfp4_encode_element(block_elem(w[u], 8 * h + i, (T *)nullptr),
+                                                                      s, g) << (4 * i);
+                    }
+                    codes[h] = c;
+                }
+            }
+            *reinterpret_cast<uint2 *>(dbase + (r * dst.ld + kb * 16) / 2) = make_uint2(codes[0], codes[1]);
+            scbase[srow + scale_col_offset(dst.layout, kb)] = (uint8_t)sc;
+        }
+    }
+}
+
+/* Dequantize to FP16/BF16: per block, the 8 possible magnitudes
+ * RN_T((e2m1 * s) * g) (the host's operations and order, tetra_nvfp4_decode_element then
+ * one rounding) are computed once; the two bytes of each are split into a low-byte and
+ * a high-byte table (2 registers each) that PRMT indexes with the codes' low 3 bits.
+ * RN is symmetric, so a negative code is its magnitude with the sign bit flipped (also
+ * for zeros and for negative scale bytes; NaN stays NaN). */
+template <typename T>
+__device__ __forceinline__ void dequant_table(float s, float g, uint32_t (&lo)[2], uint32_t (&hi)[2]) {
+    uint32_t pair[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        const T a = from_float<T>(__fmul_rn(__fmul_rn(tetra_e2m1_magnitude(2 * k), s), g));
+        const T b = from_float<T>(__fmul_rn(__fmul_rn(tetra_e2m1_magnitude(2 * k + 1), s), g));
+        pair[k] = (uint32_t)*reinterpret_cast<const unsigned short *>(&a) |
+                  ((uint32_t)*reinterpret_cast<const unsigned short *>(&b) << 16);
+    }
+    lo[0] = __byte_perm(pair[0], pair[1], 0x6420);
+    hi[0] = __byte_perm(pair[0], pair[1], 0x7531);
+    lo[1] = __byte_perm(pair[2], pair[3], 0x6420);
+    hi[1] = __byte_perm(pair[2], pair[3], 0x7531);
+}
+
+/* 8 codes (one 32-bit word) -> 8 FP16/BF16 values in 4 words. */
+__device__ __forceinline__ void dequant_word(uint32_t c, const uint32_t (&lo)[2], const uint32_t (&hi)[2],
+                                             uint32_t *out) {
+    const uint32_t idx = c & 0x77777777u;           /* PRMT reads nibble bit 3 as a mode */
+    const uint32_t sign_even = (c << 4) & 0x80808080u; /* sign of code 2k at bit 8k+7 */
+    const uint32_t sign_odd = c & 0x80808080u;         /* sign of code 2k+1 at bit 8k+7 */
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const uint32_t sel = h ? idx >> 16 : idx;
+        const uint32_t l4 = __byte_perm(lo[0], lo[1], sel);
+        /* high bytes of codes 4h..4h+3, each with its code's sign in bit 7 */
+        const uint32_t h4 = __byte_perm(hi[0], hi[1], sel) ^
+                            __byte_perm(sign_even, sign_odd, h ? 0x7362 : 0x5140);
+        out[2 * h] = __byte_perm(l4, h4, 0x5140);
+        out[2 * h + 1] = __byte_perm(l4, h4, 0x7362);
+    }
+}
+
+/* e2m1 code (4 bits, sign included) as a float: its bits placed at FP32 bits 22..24 and
+ * 31 read as the value times 2^-126 (code 1 a subnormal); the multiply is exact. */
+__device__ __forceinline__ float e2m1_value(uint32_t code) {
+    return __fmul_rn(__uint_as_float(((code & 8u) << 28) | ((code & 7u) << 22)), 0x1p126f);
+}
+
+/* A thread owns 16-byte chunks of the dense output (8 FP16/BF16 or 4 FP32 values; the
+ * 2 or 4 lanes of a block each decode its scale), so every store instruction of a warp
+ * writes 512 contiguous bytes. (Whole blocks per thread, rung 2's first version, wrote
+ * 32-64 bytes per lane with lanes 32-64 bytes apart: 59% of the read ceiling for BF16,
+ * and FP32 slower than rung 1.) */
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+dequantize_aligned_kernel(nvfp4_view src, dense_view dst, shape sh, const float *g_dev, float g_host) {
+    constexpr int V = dense_traits<T>::V;
+    constexpr int TPB = TETRA_NVFP4_BLOCK / V;
+    const int64_t cpr = sh.cols / V;
+    const int64_t l = blockIdx.z;
+    const uint8_t *sbase = src.data + l * (src.batch_stride / 2);
+    const uint8_t *scbase = src.scales + l * src.scale_batch_stride;
+    T *dbase = (T *)dst.data + l * dst.batch_stride;
+    const float g = read_global_scale(g_dev, g_host);
+    for (int64_t r = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; r < sh.rows;
+         r += (int64_t)gridDim.y * blockDim.y) {
+        const int64_t srow = scale_row_offset(src.layout, r, sh.nkb, src.scale_ld);
+        uint32_t codes[kUnroll];
+        unsigned sc[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) {
+            const int64_t c = ((int64_t)blockIdx.x * kUnroll + u) * blockDim.x + threadIdx.x;
+            if (c < cpr) {
+                const uint8_t *pc = sbase + (r * src.ld + c * V) / 2;
+                codes[u] = V == 8 ? __ldg(reinterpret_cast<const uint32_t *>(pc))
+                                  : (uint32_t)__ldg(reinterpret_cast<const uint16_t *>(pc));
+                sc[u] = __ldg(scbase + srow + scale_col_offset(src.layout, c / TPB));
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) {
+            const int64_t c = ((int64_t)blockIdx.x * kUnroll + u) * blockDim.x + threadIdx.x;
+            if (c >= cpr) continue;
+            const float s = tetra_e4m3_to_float(sc[u]);
+            uint4 *p = reinterpret_cast<uint4 *>(dbase + r * dst.ld + c * V);
+            if (sizeof(T) == 2) {
+                uint32_t lo[2], hi[2], o[4];
+                dequant_table<T>(s, g, lo, hi);
+                dequant_word(codes[u], lo, hi, o);
+                *p = make_uint4(o[0], o[1], o[2], o[3]);
+            } else {
+                /* FP32: (e2m1 * s) * g per element, the host's expression */
+                float v[4];
+#pragma unroll
+                for (int i = 0; i < 4; i++) v[i] = __fmul_rn(__fmul_rn(e2m1_value(codes[u] >> (4 * i)), s), g);
+                *p = make_uint4(__float_as_uint(v[0]), __float_as_uint(v[1]), __float_as_uint(v[2]),
+                                __float_as_uint(v[3]));
             }
         }
     }
@@ -349,14 +595,15 @@ struct launch_geom {
     dim3 grid, block;
 };
 
-/* x: chunks of a row (kUnroll per thread), y: rows, z: batch. blockDim.x is a power of
- * two in [4, 256] (a multiple of every TPB) so small K does not idle whole blocks. */
-tetra_status chunk_geometry(int64_t cpr, int64_t rows, int64_t batch, const char *who,
+/* x: units of a row (chunks or blocks, `unroll` per thread), y: rows, z: batch.
+ * blockDim.x is a power of two in [4, 256] (a multiple of every TPB) so small K does not
+ * idle whole blocks. */
+tetra_status chunk_geometry(int64_t cpr, int64_t rows, int64_t batch, int unroll, const char *who,
                             launch_geom *lg) {
     int bx = 4;
-    while (bx < kThreads && (int64_t)bx * kUnroll < cpr) bx *= 2;
+    while (bx < kThreads && (int64_t)bx * unroll < cpr) bx *= 2;
     const int by = kThreads / bx;
-    const int64_t gx = (cpr + (int64_t)bx * kUnroll - 1) / ((int64_t)bx * kUnroll);
+    const int64_t gx = (cpr + (int64_t)bx * unroll - 1) / ((int64_t)bx * unroll);
     int64_t gy = (rows + by - 1) / by;
     if (gx > INT_MAX || batch > TETRA_MAX_GRID_Y)
         return tetra_fail(TETRA_ERR_UNSUPPORTED, "%s: rows too long or too many batches for one grid",
@@ -435,9 +682,12 @@ tetra_status quantize_typed(const tetra_convert_problem *p) {
     const shape sh = make_shape(p);
     const dense_view src = make_dense(p->src);
     const nvfp4_view dst = make_nvfp4(p->dst);
-    const bool vec = dense_vec_ok(p->src, p->batch) && packed_vec_ok(p->dst, p->batch, V / 2);
-    launch_geom lg;
-    tetra_status st = chunk_geometry(sh.cols / V, sh.rows, p->batch, "tetra_launch_quantize", &lg);
+    /* the block path: 16-byte dense chunks, 8-byte packed blocks */
+    const bool vec = dense_vec_ok(p->src, p->batch) && packed_vec_ok(p->dst, p->batch, 8);
+    launch_geom lg, lb;
+    tetra_status st = chunk_geometry(sh.cols / V, sh.rows, p->batch, kUnroll, "tetra_launch_quantize", &lg);
+    if (st == TETRA_OK)
+        st = chunk_geometry(sh.nkb, sh.rows, p->batch, kBlockUnroll, "tetra_launch_quantize", &lb);
     if (st != TETRA_OK) return st;
     /* FROM_AMAX: the quantize pass reads the scale the amax pass wrote, on the device */
     if (p->mode == TETRA_GLOBAL_SCALE_FROM_AMAX) {
@@ -456,11 +706,10 @@ tetra_status quantize_typed(const tetra_convert_problem *p) {
         TETRA_LAUNCH_CHECK();
     }
     if (vec)
-        quantize_kernel<T, true><<<lg.grid, lg.block, 0, stream>>>(src, dst, sh, p->dst.gscale_dev,
-                                                                   p->dst.gscale);
-    else
-        quantize_kernel<T, false><<<lg.grid, lg.block, 0, stream>>>(src, dst, sh, p->dst.gscale_dev,
+        quantize_blocks_kernel<T><<<lb.grid, lb.block, 0, stream>>>(src, dst, sh, p->dst.gscale_dev,
                                                                     p->dst.gscale);
+    else
+        quantize_kernel<T><<<lg.grid, lg.block, 0, stream>>>(src, dst, sh, p->dst.gscale_dev, p->dst.gscale);
     TETRA_LAUNCH_CHECK();
     return zero_swizzled_padding(p->dst, sh, p->batch, stream);
 }
@@ -474,14 +723,13 @@ tetra_status dequantize_typed(const tetra_convert_problem *p) {
     const dense_view dst = make_dense(p->dst);
     const bool vec = dense_vec_ok(p->dst, p->batch) && packed_vec_ok(p->src, p->batch, V / 2);
     launch_geom lg;
-    tetra_status st = chunk_geometry(sh.cols / V, sh.rows, p->batch, "tetra_launch_dequantize", &lg);
+    tetra_status st = chunk_geometry(sh.cols / V, sh.rows, p->batch, kUnroll, "tetra_launch_dequantize", &lg);
     if (st != TETRA_OK) return st;
     if (vec)
-        dequantize_kernel<T, true><<<lg.grid, lg.block, 0, stream>>>(src, dst, sh, p->src.gscale_dev,
-                                                                     p->src.gscale);
-    else
-        dequantize_kernel<T, false><<<lg.grid, lg.block, 0, stream>>>(src, dst, sh, p->src.gscale_dev,
+        dequantize_aligned_kernel<T><<<lg.grid, lg.block, 0, stream>>>(src, dst, sh, p->src.gscale_dev,
                                                                       p->src.gscale);
+    else
+        dequantize_kernel<T><<<lg.grid, lg.block, 0, stream>>>(src, dst, sh, p->src.gscale_dev, p->src.gscale);
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
 }

@@ -146,4 +146,72 @@ TETRA_HD int64_t tetra_scale_offset(int layout, int64_t r, int64_t kb, int64_t n
     return layout ? tetra_swizzled_offset(r, kb, nkb) : r * scale_ld + kb;
 }
 
+/* ------------------------------------------------------------------------------------
+ * Branch-light twins of the codecs above, for the GPU's hot loops. Each one returns the
+ * same bits as its reference for the inputs named (checked exhaustively on the host,
+ * see docs/notes/format-kernels.md "Rung 2"); the host core keeps using the references.
+ * Every float operation is an explicit RN multiply/add/FMA on the device, so nvcc
+ * cannot contract or reorder them. */
+
+#if defined(__CUDA_ARCH__)
+#define TETRA_FMUL(a, b) __fmul_rn((a), (b))
+#define TETRA_FADD(a, b) __fadd_rn((a), (b))
+#define TETRA_FMA(a, b, c) __fmaf_rn((a), (b), (c))
+#else
+#define TETRA_FMUL(a, b) ((a) * (b))
+#define TETRA_FADD(a, b) ((a) + (b))
+#define TETRA_FMA(a, b, c) fmaf((a), (b), (c))
+#endif
+
+TETRA_HD uint32_t tetra_bits_of(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+TETRA_HD float tetra_float_of(uint32_t u) {
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* E2M1 magnitude code (0..7) of q >= 0 (q not NaN; +Inf allowed): equals
+ * tetra_e2m1_from_float(q). After capping at 6, adding 2^22 / 2^23 / 2^24 (chosen by the
+ * binade of q: E2M1 spacing 0.5 below 2, 1 in [2,4), 2 in [4,6]) makes the FP32 adder
+ * round q to the E2M1 grid, ties to even; the low bits of the sum count grid steps, and
+ * 2 * (exponent of the magic - 149) converts steps to the code. */
+TETRA_HD unsigned tetra_e2m1_code_nonneg(float q) {
+    const float c = fminf(q, TETRA_E2M1_MAX);
+    uint32_t mb = (tetra_bits_of(c) & 0x7f800000u) + (22u << 23);
+    mb = mb > 0x4a800000u ? mb : 0x4a800000u; /* at least 2^22: spacing 0.5 */
+    return tetra_bits_of(TETRA_FADD(c, tetra_float_of(mb))) - mb + (mb >> 22) - 298u;
+}
+
+/* Unsigned E4M3 code of x >= 0 (not NaN; +Inf allowed): equals tetra_ue4m3_from_float(x).
+ * Subnormal range: adding 2^14 rounds to the 2^-9 grid (RNE) and leaves the count in the
+ * low bits. Normal range: integer RNE of the FP32 bits at mantissa bit 20, rebias the
+ * exponent by 120, saturate at 0x7E. */
+TETRA_HD unsigned tetra_ue4m3_code_nonneg(float x) {
+    const uint32_t b = tetra_bits_of(x);
+    uint32_t n;
+    if (x < 0.015625f) return tetra_bits_of(TETRA_FADD(x, 16384.0f)) - 0x46800000u;
+    n = ((b + 0x7ffffu + ((b >> 20) & 1u)) >> 20) - (120u << 3);
+    return n < 0x7eu ? n : 0x7eu;
+}
+
+/* Decoded value of an unsigned E4M3 code 0..0x7E: equals tetra_e4m3_to_float(code).
+ * The code's bits placed at FP32 bits 20..26 read as the value times 2^-120 (a
+ * subnormal FP32 for E4M3 subnormals); one exact multiply by 2^120 restores it. */
+TETRA_HD float tetra_ue4m3_value(unsigned code) {
+    return TETRA_FMUL(tetra_float_of(code << 20), 0x1p120f);
+}
+
+/* RN(a / d), given y = RN(1/d): q0 = a*y, remainder a - q0*d (exact in one FMA), one
+ * correction. Equal to the IEEE quotient (Markstein) when d, 1/d and the quotient are
+ * normal and no step over/underflows; callers keep the division for other blocks. */
+TETRA_HD float tetra_div_by_reciprocal(float a, float d, float y) {
+    const float q0 = TETRA_FMUL(a, y);
+    return TETRA_FMA(TETRA_FMA(-q0, d, a), y, q0);
+}
+
 #endif /* TETRA_NVFP4_CODEC_H */
