@@ -573,6 +573,8 @@ int main(void) {
         for (size_t i = 0; i < sizeof pins / sizeof pins[0]; i++)
             pinned_case(ctx, TETRA_PATH_WGMMA, 200, 520, 2048, TETRA_DTYPE_BF16, pins[i][0], pins[i][1]);
         pinned_case(ctx, TETRA_PATH_MMA_SYNC, 200, 520, 2048, TETRA_DTYPE_BF16, 128, 1);
+        /* the GEMV's split-K counts (K = 2048: at most 4 splits of 4 segments) */
+        for (int s = 1; s <= 4; s *= 2) pinned_case(ctx, TETRA_PATH_GEMV, 8, 520, 2048, TETRA_DTYPE_BF16, 0, s);
     }
     batch_invariant_case(ctx);
 
