@@ -7,6 +7,7 @@ int cmd_info(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);  /* tools/cmd_bench.c: bench, bench ceilings, calibrate */
 int cmd_report(int argc, char **argv); /* tools/cmd_bench.c */
+int cmd_tune(int argc, char **argv);   /* tools/cmd_tune.c: dispatch tables */
 
 /* Parse a positive integer option value; prints a message naming `opt` and returns -1
  * on error. */

@@ -1,4 +1,4 @@
-/* tetra - the command-line tool: info, demo, bench, report. */
+/* tetra - the command-line tool: info, demo, bench, report, tune. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +17,8 @@ static void usage(FILE *f) {
             "  bench ...            the instrument: paired, A/A-calibrated benchmarks\n"
             "                       (tetra bench --help)\n"
             "  report FILE...       markdown + SVG report from bench results files\n"
+            "  tune --out TABLE     time every GEMM configuration per shape, write a dispatch\n"
+            "                       table, score it on held-out shapes (tetra tune --help)\n"
             "  version              print the version\n");
 }
 
@@ -54,6 +56,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "demo")) return cmd_demo(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc - 1, argv + 1);
     if (!strcmp(cmd, "report")) return cmd_report(argc - 1, argv + 1);
+    if (!strcmp(cmd, "tune")) return cmd_tune(argc - 1, argv + 1);
     fprintf(stderr, "tetra: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return 2;

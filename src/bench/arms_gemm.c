@@ -58,6 +58,7 @@ typedef struct {
     cublasLtMatmulAlgo_t algo;
     float alpha;
     tetra_gemm_path path; /* tetra arms: AUTO, or one kernel family forced */
+    int tile_m, splits;   /* tetra arms: a pinned configuration (bench_gemm_pin), 0 = none */
     tetra_status tst; /* status of the last tetra call */
     char note[160];
 } gemm_state;
@@ -161,6 +162,8 @@ static int lt_call(gemm_state *s, int set, const cublasLtMatmulAlgo_t *algo) {
 static int gemm_run_set(gemm_state *s, int i) {
     tetra_gemm_options o = tetra_gemm_options_default();
     o.path = s->path;
+    o.tile_m = s->tile_m;
+    o.splits = s->splits;
     switch (s->kind) {
     case K_TETRA_W4A16:
     case K_TETRA_W4A4:
@@ -704,6 +707,16 @@ done:
 }
 
 static const char *gemm_describe(void *p) { return ((gemm_state *)p)->note; }
+
+tetra_status bench_gemm_pin(void *state, tetra_gemm_path path, int tile_m, int splits) {
+    gemm_state *s = (gemm_state *)state;
+    if (!s || !is_tetra(s->kind)) return TETRA_ERR_INVALID_ARGUMENT;
+    s->path = path;
+    s->tile_m = tile_m;
+    s->splits = splits;
+    if (gemm_run_set(s, 0) != 0) return s->tst;
+    return cudaStreamSynchronize((cudaStream_t)s->env.stream) == cudaSuccess ? TETRA_OK : TETRA_ERR_CUDA;
+}
 
 /* ---------------------------------------------------------------- flops and bytes */
 

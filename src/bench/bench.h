@@ -253,6 +253,17 @@ void bench_session_close(bench_session *s);
  * an unsupported arm leaves the row untimed with status/msg set. */
 void bench_run_row(bench_session *s, const bench_opts *o, const bench_shape *shape,
                    const bench_arm *a, const bench_arm *b, bench_row *row);
+/* The correctness gate of one arm state (runs arm->check and bench_gate_eval). */
+void bench_gate_arm(const bench_arm *arm, void *state, bench_gate *g, char *msg, size_t len);
+/* Median microseconds per call of arm->run(state) over `samples` samples, each a CUDA-graph
+ * replay of enough calls to last ~500 us (a launch loop if capture fails): kernel time
+ * without host launch cost, for comparing configurations (tetra tune). NaN on error. */
+double bench_time_calls(bench_session *s, const bench_arm *arm, void *state, int samples);
+/* Pin the configuration of a tetra GEMM arm's state (tetra-gemm*, as tetra_gemm_options:
+ * path, tile_m, splits; AUTO/0/0 = the arm's default). Returns the status of one call
+ * under the pin (synchronised), so TETRA_ERR_UNSUPPORTED means the pin cannot run here. */
+tetra_status bench_gemm_pin(void *state, tetra_gemm_path path, int tile_m, int splits);
+
 /* Fill derived numbers (TFLOP/s, GB/s, % of ceiling) from ceilings (may be zeros). */
 void bench_row_derive(bench_row *row, const bench_ceilings *c);
 

@@ -172,7 +172,7 @@ static int prepare(timed_arm *t, int graph, const bench_opts *o, cudaStream_t st
     return 0;
 }
 
-static void gate_arm(const bench_arm *arm, void *state, bench_gate *g, char *msg, size_t len) {
+void bench_gate_arm(const bench_arm *arm, void *state, bench_gate *g, char *msg, size_t len) {
     bench_check c;
     memset(g, 0, sizeof *g);
     if (!arm->check) {
@@ -229,10 +229,10 @@ void bench_run_row(bench_session *s, const bench_opts *o, const bench_shape *sha
         goto done;
     }
     m[0] = 0;
-    gate_arm(a, ta.state, &row->gate_a, m, sizeof m);
+    bench_gate_arm(a, ta.state, &row->gate_a, m, sizeof m);
     if (m[0]) snprintf(row->msg, sizeof row->msg, "%s gate: %s", a->name, m);
     m[0] = 0;
-    gate_arm(b, tb.state, &row->gate_b, m, sizeof m);
+    bench_gate_arm(b, tb.state, &row->gate_b, m, sizeof m);
     if (m[0]) snprintf(row->msg, sizeof row->msg, "%s gate: %s", b->name, m);
     if (!row->gate_a.pass || !row->gate_b.pass) {
         row->status = BENCH_ERROR;
@@ -327,6 +327,30 @@ done:
    other arm (BF16/FP16 tensor-core work, NVFP4 dequantized to BF16) against BF16's. */
 static double compute_ceiling(const bench_arm *arm, const bench_ceilings *c) {
     return strcmp(arm->variant, "fp8") == 0 ? c->fp8_tflops : c->bf16_tflops;
+}
+
+double bench_time_calls(bench_session *s, const bench_arm *arm, void *state, int samples) {
+    bench_opts o = bench_opts_default();
+    timed_arm t;
+    cudaStream_t st = (cudaStream_t)s->env.stream;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    double us[64], r = NAN;
+    int n = samples < 1 ? 1 : samples > 64 ? 64 : samples;
+    memset(&t, 0, sizeof t);
+    t.arm = arm;
+    t.state = state;
+    o.warmup_ms = 5;
+    if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess) goto done;
+    if (estimate(&t, &o, st, e0, e1) || prepare(&t, 1, &o, st, e0, e1)) goto done;
+    for (int i = 0; i < n; i++)
+        if (isnan(us[i] = sample(&t, st, e0, e1))) goto done;
+    r = bench_median(us, n);
+done:
+    if (t.exec) cudaGraphExecDestroy(t.exec);
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    cudaGetLastError();
+    return r;
 }
 
 void bench_row_derive(bench_row *r, const bench_ceilings *c) {
