@@ -3,19 +3,22 @@
  * B NVFP4 (the weights), A BF16/FP16 (W4A16), batched over L with grid z. Design and
  * numbers: docs/notes/gemm-sm90.md.
  *
- *   - CTA tile 128 (M) x 256 (N) x 64 (K); 384 threads = 3 warpgroups. Warpgroup 2 is the
- *     producer (setmaxnreg.dec; one warp works): per K-tile it issues two TMA loads
- *     (the A tile, 128B-swizzled BF16/FP16; the raw packed bytes of 256 B rows) and
- *     cp.asyncs of B's block scales into a 4-stage ring guarded by full/empty mbarriers.
- *   - Warpgroups 0 and 1 are consumers (setmaxnreg.inc), each owning 64 rows of M. Per
- *     K-tile they issue 4 wgmma.mma_async m64n256k16 (FP32 accumulators, both operands
- *     from shared memory through 128B-swizzle descriptors) and, while those run,
- *     dequantize the NEXT K-tile's raw B stage into the other of two swizzled 16-bit
- *     tiles (e2m1 * ue4m3 is exact in BF16 and FP16), then fence.proxy.async + a named
- *     barrier hand that tile to the async proxy.
+ *   - CTA tile BM (M) x 256 (N) x 64 (K), BM = 128 or 64; 384 threads = 3 warpgroups.
+ *     Warpgroup 2 is the producer (setmaxnreg.dec; one warp works): per K-tile it issues
+ *     two TMA loads (the A tile, 128B-swizzled BF16/FP16; the raw packed bytes of 256 B
+ *     rows) and B's block scales (cp.async.bulk of whole 128x4 blocks for aligned swizzled
+ *     scales, else 4-byte cp.asyncs) into a ring of stages guarded by full/empty mbarriers.
+ *   - Warpgroups 0 and 1 are consumers (setmaxnreg.inc): BM = 128, 64 rows x 256 columns
+ *     each (m64n256k16); BM = 64, the same 64 rows x 128 columns each (m64n128k16). They
+ *     dequantize raw stages into a ring of 3 swizzled 16-bit B tiles (e2m1 * ue4m3 is exact
+ *     in BF16 and FP16), handed to the async proxy with tfull/tempty mbarriers, and keep
+ *     one wgmma group in flight across K-tiles (wait_group 1).
+ *   - Split-K (chosen when the output tiles fill at most half the SMs, or pinned): CTA
+ *     z = l + batch * split writes FP32 partial sums to the workspace and a second kernel
+ *     adds them in split order. Repeats are bit-identical; batch-invariant products use
+ *     BM = 128 and no split, so row m of D does not depend on M.
  *   - Epilogue: alpha and the device global scale in FP32, bias, one rounding, guarded
- *     stores. No split-K: every output is one fixed-order sum (bit-identical repeats;
- *     row m of D does not depend on M).
+ *     stores.
  * Takes (else TETRA_ERR_UNSUPPORTED, the mma.sync kernel takes the problem): an sm_90
  * device and a binary with sm_90a code; A BF16/FP16 (W4A4 is not done here yet), 16-byte
  * aligned, ld and batch stride multiples of 8 elements; B data 16-byte aligned, ld and
