@@ -304,6 +304,9 @@ int cmd_tune(int argc, char **argv) {
     double fixed_geo = INFINITY;
 
     if (parse_args(argc, argv, &a)) return 2;
+    /* line-buffered even into a file: a run cut short by a time limit keeps the shapes it
+     * finished (device run 12 lost all of them to block buffering) */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (bench_find_shapes_file(a.shapes_file, file, sizeof file) && (a.sets || a.holdout_sets)) {
         fprintf(stderr, "tetra tune: no shapes file found (--shapes-file F or $TETRA_SHAPES)\n");
         return 2;

@@ -58,6 +58,7 @@ typedef struct {
     cublasLtMatmulAlgo_t algo;
     float alpha;
     tetra_gemm_path path; /* tetra arms: AUTO, or one kernel family forced */
+    int batch_invariant;  /* tetra arms: opts.batch_invariant */
     int tile_m, splits;   /* tetra arms: a pinned configuration (bench_gemm_pin), 0 = none */
     tetra_status tst; /* status of the last tetra call */
     char note[160];
@@ -162,6 +163,7 @@ static int lt_call(gemm_state *s, int set, const cublasLtMatmulAlgo_t *algo) {
 static int gemm_run_set(gemm_state *s, int i) {
     tetra_gemm_options o = tetra_gemm_options_default();
     o.path = s->path;
+    o.batch_invariant = s->batch_invariant;
     o.tile_m = s->tile_m;
     o.splits = s->splits;
     switch (s->kind) {
@@ -734,6 +736,16 @@ static double bytes_fp8(const bench_shape *s) { return s->l * ((double)s->m * s-
 SETUP(setup_w4a16, K_TETRA_W4A16, TETRA_PATH_AUTO)
 SETUP(setup_w4a16_mma, K_TETRA_W4A16, TETRA_PATH_MMA_SYNC)
 SETUP(setup_w4a16_wgmma, K_TETRA_W4A16, TETRA_PATH_WGMMA)
+/* batch-invariant mode: one configuration for every M; its cost is this arm against tetra-gemm */
+static int setup_w4a16_batchinv(const bench_env *e, const bench_shape *sh, void **st, char *m, size_t l) {
+    int rc;
+    if ((rc = gemm_setup(K_TETRA_W4A16, TETRA_PATH_AUTO, e, sh, st, m, l)) != BENCH_OK) return rc;
+    ((gemm_state *)*st)->batch_invariant = 1;
+    snprintf(((gemm_state *)*st)->note, sizeof ((gemm_state *)*st)->note,
+             "tetra_gemm AUTO, batch_invariant = 1, %s scales",
+             ((gemm_state *)*st)->layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled-128x4");
+    return BENCH_OK;
+}
 SETUP(setup_w4a4, K_TETRA_W4A4, TETRA_PATH_AUTO)
 SETUP(setup_w4a4_full, K_TETRA_W4A4_FULL, TETRA_PATH_AUTO)
 SETUP(setup_lt_bf16, K_LT_BF16, TETRA_PATH_AUTO)
@@ -750,6 +762,8 @@ const bench_arm bench_arm_tetra_gemm_mma = {"tetra-gemm-mma", "gemm", "w4a16", "
     gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_wgmma = {"tetra-gemm-wgmma", "gemm", "w4a16", "kernel", 0, setup_w4a16_wgmma,
     gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16, 0, gemm_describe};
+const bench_arm bench_arm_tetra_gemm_batchinv = {"tetra-gemm-batchinv", "gemm", "w4a16", "kernel", 0,
+    setup_w4a16_batchinv, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_w4a4 = {"tetra-gemm-w4a4", "gemm", "w4a4", "kernel", 0, setup_w4a4, gemm_run,
     tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a4, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_w4a4_full = {"tetra-gemm-w4a4-full", "gemm", "w4a4", "full-call", 0,
