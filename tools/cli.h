@@ -12,5 +12,7 @@ int cmd_tune(int argc, char **argv);   /* tools/cmd_tune.c: dispatch tables */
 /* Parse a positive integer option value; prints a message naming `opt` and returns -1
  * on error. */
 long long cli_parse_count(const char *opt, const char *value);
+/* A progress bar on stderr when it is a terminal (nothing otherwise); i == n clears it. */
+void cli_progress(int i, int n, const char *what);
 
 #endif

@@ -325,15 +325,6 @@ static int open_session(bench_session *s, const args *a) {
     return 0;
 }
 
-static void progress(int i, int n, const char *what) {
-    int w = 30, fill = n ? i * w / n : w;
-    if (!isatty(2)) return;
-    fprintf(stderr, "\r[");
-    for (int k = 0; k < w; k++) fputc(k < fill ? '=' : ' ', stderr);
-    fprintf(stderr, "] %d/%d %-50.50s", i, n, what);
-    if (i == n) fprintf(stderr, "\r%*s\r", w + 70, "");
-    fflush(stderr);
-}
 
 static int write_json_file(const char *path, bench_json_writer *w) {
     if (w->failed || bench_write_atomic(path, w->buf, w->len)) {
@@ -463,12 +454,12 @@ static int cmd_calibrate(int argc, char **argv) {
             char sh[96];
             int idx = p * shapes.n + i;
             shape_str(&shapes.v[i], sh, sizeof sh);
-            progress(idx, n, sh);
+            cli_progress(idx, n, sh);
             ratios[idx] = row_in_fresh_process(&a, arm, arm, &shapes.v[i], &los[idx], &his[idx]);
             if (!isfinite(ratios[idx])) failed++;
             else if (fabs(ratios[idx] - 1) > t_noise) t_noise = fabs(ratios[idx] - 1);
         }
-    progress(n, n, "");
+    cli_progress(n, n, "");
     if (failed) {
         fprintf(stderr, "tetra bench calibrate: %d of %d fresh-process runs failed (run one with "
                         "`tetra bench --a %s --b %s --shape ...` to see why)\n", failed, n, arm->name, arm->name);
@@ -578,7 +569,7 @@ static int cmd_sweep(int argc, char **argv) {
             char sh[96];
             shape_str(&shapes.v[i], sh, sizeof sh);
             snprintf(msg, sizeof msg, "%s vs %s %s", Bs[j]->name, A->name, sh);
-            progress(r, nrows, msg);
+            cli_progress(r, nrows, msg);
             bench_run_row(&s, &a.o, &shapes.v[i], A, Bs[j], row);
             snprintf(row->cmd, sizeof row->cmd, "tetra bench --a %s --b %s --shape %s --blocks %d --seed %lld --graph-below-us %g%s%s%s%s",
                      A->name, Bs[j]->name, sh, a.o.blocks, a.seed, a.o.graph_below_us, a.calibration ? " --calibration " : "",
@@ -589,13 +580,13 @@ static int cmd_sweep(int argc, char **argv) {
                 if (row->call != BENCH_VERDICT_WITHIN_NOISE && a.replicate)
                     row->replicate_ratio = row_in_fresh_process(&a, A, Bs[j], &shapes.v[i], NULL, NULL);
                 row->verdict = bench_verdict_final(row->call, row->replicate_ratio);
-                progress(r + 1, nrows, "");
+                cli_progress(r + 1, nrows, "");
                 printf("%-20s %-22s %-22s %10.2f %10.2f  %.3f [%.3f, %.3f]%*s %.3f/%.3f  %-12s %7.1f %7.1f\n", sh,
                        A->name, Bs[j]->name, row->a_us, row->b_us, row->ratio, row->ci_lo, row->ci_hi, 3, "",
                        row->ratio_ab_first, row->ratio_ba_first, bench_verdict_name(row->verdict), row->a_pct,
                        row->b_pct);
             } else {
-                progress(r + 1, nrows, "");
+                cli_progress(r + 1, nrows, "");
                 printf("%-20s %-22s %-22s %s: %s\n", sh, A->name, Bs[j]->name,
                        row->status == BENCH_UNSUPPORTED ? "skipped" : "ERROR", row->msg);
                 if (row->status == BENCH_ERROR) rc = 1;
@@ -603,7 +594,7 @@ static int cmd_sweep(int argc, char **argv) {
             printf("    %s\n", row->cmd);
             fflush(stdout);
         }
-    progress(nrows, nrows, "");
+    cli_progress(nrows, nrows, "");
     if (a.out) {
         bench_json_writer w;
         memset(&m, 0, sizeof m);

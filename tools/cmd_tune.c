@@ -138,15 +138,6 @@ static int collect(bench_shapes *v, const char *file, const char *sets, char *li
     return 0;
 }
 
-static void progress(int i, int n, const char *what) {
-    int w = 30, fill = n ? i * w / n : w;
-    if (!isatty(2)) return;
-    fprintf(stderr, "\r[");
-    for (int k = 0; k < w; k++) fputc(k < fill ? '=' : ' ', stderr);
-    fprintf(stderr, "] %d/%d %-50.50s", i, n, what);
-    if (i == n) fprintf(stderr, "\r%*s\r", w + 70, "");
-    fflush(stderr);
-}
 
 static int same_config(const tune_config *c, tetra_gemm_path path, int tile_m, int splits) {
     return c->path == path && c->tile_m == tile_m && c->splits == splits;
@@ -266,13 +257,7 @@ static void json_rows(bench_json_writer *w, const char *key, const tune_row *row
     for (int i = 0; i < n; i++) {
         const tune_row *r = &rows[i];
         bjw_obj(w, NULL);
-        bjw_obj(w, "shape");
-        bjw_int(w, "m", r->shape.m);
-        bjw_int(w, "n", r->shape.n);
-        bjw_int(w, "k", r->shape.k);
-        bjw_int(w, "l", r->shape.l);
-        bjw_str(w, "set", r->shape.set);
-        bjw_obj_end(w);
+        bench_write_shape(w, "shape", &r->shape);
         bjw_arr(w, "configs");
         for (int c = 0; c < NCONF; c++) {
             bjw_obj(w, NULL);
@@ -343,7 +328,7 @@ int cmd_tune(int argc, char **argv) {
         tr[i].shape = train.v[i];
         snprintf(what, sizeof what, "tune %lldx%lldx%lldx%lld", (long long)train.v[i].m, (long long)train.v[i].n,
                  (long long)train.v[i].k, (long long)train.v[i].l);
-        progress(i, train.n + held.n, what);
+        cli_progress(i, train.n + held.n, what);
         sweep(&s, arm, &a, &tr[i], 0);
         printf("  tune    %6lldx%6lldx%6lld  best %-16s %10.2f us  (AUTO now %.2f us) %s\n",
                (long long)tr[i].shape.m, (long long)tr[i].shape.n, (long long)tr[i].shape.k,
@@ -360,10 +345,10 @@ int cmd_tune(int argc, char **argv) {
         hr[i].shape = held.v[i];
         snprintf(what, sizeof what, "held-out %lldx%lldx%lldx%lld", (long long)held.v[i].m,
                  (long long)held.v[i].n, (long long)held.v[i].k, (long long)held.v[i].l);
-        progress(train.n + i, train.n + held.n, what);
+        cli_progress(train.n + i, train.n + held.n, what);
         sweep(&s, arm, &a, &hr[i], 1);
     }
-    progress(train.n + held.n, train.n + held.n, "");
+    cli_progress(train.n + held.n, train.n + held.n, "");
     /* the best single fixed configuration: runs on every held-out shape, least geomean
      * of time / best */
     for (int c = 0; c < NCONF && held.n; c++) {

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "tetra.h"
@@ -20,6 +21,16 @@ static void usage(FILE *f) {
             "  tune --out TABLE     time every GEMM configuration per shape, write a dispatch\n"
             "                       table, score it on held-out shapes (tetra tune --help)\n"
             "  version              print the version\n");
+}
+
+void cli_progress(int i, int n, const char *what) {
+    int w = 30, fill = n ? i * w / n : w;
+    if (!isatty(2)) return;
+    fprintf(stderr, "\r[");
+    for (int k = 0; k < w; k++) fputc(k < fill ? '=' : ' ', stderr);
+    fprintf(stderr, "] %d/%d %-50.50s", i, n, what);
+    if (i == n) fprintf(stderr, "\r%*s\r", w + 70, "");
+    fflush(stderr);
 }
 
 long long cli_parse_count(const char *opt, const char *value) {

@@ -294,6 +294,8 @@ void bjw_int(bench_json_writer *w, const char *key, long long v);
 void bjw_str(bench_json_writer *w, const char *key, const char *v); /* NULL -> null */
 void bjw_bool(bench_json_writer *w, const char *key, int v);
 void bjw_null(bench_json_writer *w, const char *key);
+/* {"m", "n", "k", "l", "set"} under key, as every results file writes a shape */
+void bench_write_shape(bench_json_writer *w, const char *key, const bench_shape *sh);
 /* The writer's buffer as a plain string builder (markdown, SVG). */
 void bjw_raw(bench_json_writer *w, const char *text);
 void bjw_rawf(bench_json_writer *w, const char *fmt, ...)

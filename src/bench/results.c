@@ -132,6 +132,16 @@ static void minmax(const bench_row *r, int which, double *lo, double *hi) {
     }
 }
 
+void bench_write_shape(bench_json_writer *w, const char *key, const bench_shape *sh) {
+    bjw_obj(w, key);
+    bjw_int(w, "m", sh->m);
+    bjw_int(w, "n", sh->n);
+    bjw_int(w, "k", sh->k);
+    bjw_int(w, "l", sh->l);
+    bjw_str(w, "set", sh->set);
+    bjw_obj_end(w);
+}
+
 void bench_write_row(bench_json_writer *w, const bench_row *r, int with_blocks) {
     static const char *tel_keys[4] = {"sm_mhz", "mem_mhz", "power_w", "temp_c"};
     unsigned long long thr = 0;
@@ -139,13 +149,7 @@ void bench_write_row(bench_json_writer *w, const bench_row *r, int with_blocks) 
     bjw_str(w, "op", r->a->op);
     bjw_str(w, "variant", r->a->variant);
     bjw_str(w, "variant_b", r->b->variant);
-    bjw_obj(w, "shape");
-    bjw_int(w, "m", r->shape.m);
-    bjw_int(w, "n", r->shape.n);
-    bjw_int(w, "k", r->shape.k);
-    bjw_int(w, "l", r->shape.l);
-    bjw_str(w, "set", r->shape.set);
-    bjw_obj_end(w);
+    bench_write_shape(w, "shape", &r->shape);
     bjw_str(w, "arm_a", r->a->name);
     bjw_str(w, "arm_b", r->b->name);
     bjw_str(w, "timed_a", r->a->timed);

@@ -399,20 +399,21 @@ static double time_kernel_median(int which, void *dst, void *src, int64_t bytes,
     return bench_median(t, 20);
 }
 
-/* Median rate of an arm on a cube; 0 where the arm cannot run here (the ceiling is then
-   unknown, and rows held to it print no % of ceiling rather than a wrong one). */
-static double gemm_rate(bench_session *s, const bench_arm *arm, int64_t dim) {
+/* Median rate of an arm on a cube (10 event-timed calls after 3 warm-ups); 0 where the arm
+   cannot run here, with the reason in m (the ceiling is then unknown, and rows held to it
+   print no % of ceiling rather than a wrong one). */
+static double gemm_rate(bench_session *s, const bench_arm *arm, int64_t dim, char *m, size_t mlen) {
     cudaStream_t st = (cudaStream_t)s->env.stream;
     bench_shape sh;
     void *state = NULL;
-    char m[400];
     double t[10];
     float ms;
     cudaEvent_t e0, e1;
     memset(&sh, 0, sizeof sh);
     sh.m = sh.n = sh.k = dim;
     sh.l = 1;
-    if (!arm || arm->setup(&s->env, &sh, &state, m, sizeof m) != BENCH_OK) {
+    snprintf(m, mlen, "arm not found");
+    if (!arm || arm->setup(&s->env, &sh, &state, m, mlen) != BENCH_OK) {
         cudaGetLastError();
         return 0;
     }
@@ -429,7 +430,14 @@ static double gemm_rate(bench_session *s, const bench_arm *arm, int64_t dim) {
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     arm->teardown(state);
-    return cudaGetLastError() == cudaSuccess ? 2.0 * (double)dim * dim * dim / bench_median(t, 10) / 1e12 : 0;
+    {
+        cudaError_t err = cudaGetLastError();
+        if (err != cudaSuccess) {
+            snprintf(m, mlen, "%s timing failed: %s", arm->name, cudaGetErrorString(err));
+            return 0;
+        }
+    }
+    return 2.0 * (double)dim * dim * dim / bench_median(t, 10) / 1e12;
 }
 
 int bench_measure_ceilings(bench_session *s, size_t read_bytes, size_t copy_bytes, int64_t gemm_dim,
@@ -437,9 +445,6 @@ int bench_measure_ceilings(bench_session *s, size_t read_bytes, size_t copy_byte
     void *src = NULL, *dst = NULL;
     uint32_t *sink = NULL;
     cudaStream_t st = (cudaStream_t)s->env.stream;
-    const bench_arm *gemm = bench_arm_find("cublaslt-bf16-tuned");
-    bench_shape sh;
-    void *state = NULL;
     char m[400];
     memset(out, 0, sizeof *out);
     read_bytes = read_bytes / 16 * 16;
@@ -457,32 +462,10 @@ int bench_measure_ceilings(bench_session *s, size_t read_bytes, size_t copy_byte
     cudaFree(src); cudaFree(dst); cudaFree(sink);
     if (cudaGetLastError() != cudaSuccess) return bench_set_msg(msg, len, "memory ceilings failed"), -1;
 
-    memset(&sh, 0, sizeof sh);
-    sh.m = sh.n = sh.k = gemm_dim;
-    sh.l = 1;
-    if (gemm->setup(&s->env, &sh, &state, m, sizeof m) != BENCH_OK) {
+    if (!(out->bf16_tflops = gemm_rate(s, bench_arm_find("cublaslt-bf16-tuned"), gemm_dim, m, sizeof m))) {
         bench_set_msg(msg, len, "BF16 GEMM ceiling: %s", m);
         return -1;
     }
-    {
-        cudaEvent_t e0, e1;
-        double t[10];
-        float ms;
-        cudaEventCreate(&e0);
-        cudaEventCreate(&e1);
-        for (int i = -3; i < 10; i++) {
-            cudaEventRecord(e0, st);
-            gemm->run(state);
-            cudaEventRecord(e1, st);
-            cudaEventSynchronize(e1);
-            cudaEventElapsedTime(&ms, e0, e1);
-            if (i >= 0) t[i] = ms * 1e-3;
-        }
-        cudaEventDestroy(e0);
-        cudaEventDestroy(e1);
-        out->bf16_tflops = 2.0 * (double)gemm_dim * gemm_dim * gemm_dim / bench_median(t, 10) / 1e12;
-    }
-    gemm->teardown(state);
-    out->fp8_tflops = gemm_rate(s, bench_arm_find("cublaslt-fp8"), gemm_dim);
+    out->fp8_tflops = gemm_rate(s, bench_arm_find("cublaslt-fp8"), gemm_dim, m, sizeof m);
     return 0;
 }
