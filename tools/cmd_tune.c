@@ -150,10 +150,15 @@ static int sweep(bench_session *s, const bench_arm *arm, const tune_args *a, tun
     void *state = NULL;
     char msg[512];
     double samples[NCONF][2];
-    int rc = arm->setup(&s->env, &r->shape, &state, msg, sizeof msg);
+    int rc;
     r->best = r->table_pick = -1;
     r->auto_us = r->table_us = NAN;
     r->gate_msg[0] = 0;
+    for (int c = 0; c < NCONF; c++) { /* what a row reports if setup fails */
+        r->us[c] = NAN;
+        r->st[c] = TETRA_ERR_UNSUPPORTED;
+    }
+    rc = arm->setup(&s->env, &r->shape, &state, msg, sizeof msg);
     if (rc != BENCH_OK) {
         snprintf(r->gate_msg, sizeof r->gate_msg, "setup: %.180s", msg);
         return -1;
