@@ -72,6 +72,9 @@ static int parse_entry(char *rest, tetra_dispatch_entry *e, char *why, size_t le
     e->tile_m = (int)v;
     if (parse_i64(f[6], 0, 4096, &v)) return snprintf(why, len, "splits '%s' is not in [0, 4096]", f[6]), -1;
     e->splits = (int)v;
+    e->lm = log2((double)e->m);
+    e->ln = log2((double)e->n);
+    e->lk = log2((double)e->k);
     e->us = NAN;
     if (nf == 8) {
         char *end;
@@ -192,16 +195,19 @@ int tetra_dispatch_load(const char *path, tetra_dispatch_table *t, char *err, si
 const tetra_dispatch_entry *tetra_dispatch_lookup(const tetra_dispatch_table *t, int a_nvfp4, int64_t m,
                                                   int64_t n, int64_t k) {
     const tetra_dispatch_entry *best = NULL;
-    double best_d = INFINITY;
-    if (!t) return NULL;
+    double best_d = INFINITY, lm, ln, lk;
+    if (!t || !t->n) return NULL;
+    /* runs on every AUTO tetra_gemm call: three log2 here, none per entry */
+    lm = log2((double)m);
+    ln = log2((double)n);
+    lk = log2((double)k);
     for (int i = 0; i < t->n; i++) {
         const tetra_dispatch_entry *e = &t->e[i];
         double d;
         if (e->a_nvfp4 != a_nvfp4) continue;
         /* the GEMV takes M <= 16 only: never send a larger M there by proximity */
         if (e->path == TETRA_PATH_GEMV && m > 16) continue;
-        d = 2.0 * fabs(log2((double)m / (double)e->m)) + fabs(log2((double)n / (double)e->n)) +
-            fabs(log2((double)k / (double)e->k));
+        d = 2.0 * fabs(lm - e->lm) + fabs(ln - e->ln) + fabs(lk - e->lk);
         if (d < best_d) { /* ties: the first entry in file order */
             best_d = d;
             best = e;

@@ -27,6 +27,7 @@ typedef struct tetra_dispatch_entry {
     tetra_gemm_path path; /* GEMV, MMA_SYNC or WGMMA */
     int tile_m, splits;   /* as tetra_gemm_options (0 = the path's choice) */
     double us;            /* the time tune measured (informational), NaN if absent */
+    double lm, ln, lk;    /* log2 of m, n, k: computed once at parse, not per lookup */
 } tetra_dispatch_entry;
 
 typedef struct tetra_dispatch_table {
