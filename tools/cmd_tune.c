@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "api/dispatch_table.h"
 #include "bench/bench.h"
@@ -146,7 +145,8 @@ static int same_config(const tune_config *c, tetra_gemm_path path, int tile_m, i
 /* Time every configuration on one shape: two passes, forward then backward (so drift
  * does not favour the configurations timed first), each config's median of both passes'
  * samples; then the gate on the fastest, falling back to the next if it fails. */
-static int sweep(bench_session *s, const bench_arm *arm, const tune_args *a, tune_row *r, int scored) {
+static int sweep(bench_session *s, const bench_arm *arm, const tune_args *a, tune_row *r,
+                 const tetra_dispatch_table *scored) {
     void *state = NULL;
     char msg[512];
     double samples[NCONF][2];
@@ -164,7 +164,6 @@ static int sweep(bench_session *s, const bench_arm *arm, const tune_args *a, tun
         return -1;
     }
     for (int c = 0; c < NCONF; c++) {
-        r->us[c] = NAN;
         r->st[c] = bench_gemm_pin(state, k_configs[c].path, k_configs[c].tile_m, k_configs[c].splits);
         samples[c][0] = samples[c][1] = NAN;
     }
@@ -200,15 +199,9 @@ static int sweep(bench_session *s, const bench_arm *arm, const tune_args *a, tun
     bench_gemm_pin(state, TETRA_PATH_AUTO, 0, 0);
     r->auto_us = bench_time_calls(s, arm, state, a->samples);
     if (scored) {
-        const tetra_dispatch_entry *e = NULL;
-        tetra_dispatch_table t;
-        char err[300];
-        if (tetra_dispatch_load(a->out, &t, err, sizeof err) == 0) {
-            e = tetra_dispatch_lookup(&t, a->nvfp4, r->shape.m, r->shape.n, r->shape.k);
-            for (int c = 0; e && c < NCONF; c++)
-                if (same_config(&k_configs[c], e->path, e->tile_m, e->splits)) r->table_pick = c;
-            tetra_dispatch_free(&t);
-        }
+        const tetra_dispatch_entry *e = tetra_dispatch_lookup(scored, a->nvfp4, r->shape.m, r->shape.n, r->shape.k);
+        for (int c = 0; e && c < NCONF; c++)
+            if (same_config(&k_configs[c], e->path, e->tile_m, e->splits)) r->table_pick = c;
         if (tetra_context_load_dispatch_table(s->env.ctx, a->out) == TETRA_OK) {
             bench_gemm_pin(state, TETRA_PATH_AUTO, 0, 0);
             r->table_us = bench_time_calls(s, arm, state, a->samples);
@@ -228,32 +221,29 @@ static const char *config_name(int c, char *buf, size_t len) {
 
 static int write_table(const char *path, const tune_args *a, const bench_session *s, const tune_row *rows, int n,
                        const char *commit, const char *date) {
-    FILE *f;
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    if (!(f = fopen(tmp, "w"))) return -1;
-    fprintf(f, "# written by tetra tune (docs/tuning.md): the fastest configuration per shape\n");
-    fprintf(f, "tetra-dispatch-table 1\n");
-    fprintf(f, "device %s\n", s->info.name);
-    fprintf(f, "sm %d%d\n", s->info.major, s->info.minor);
-    fprintf(f, "driver %d\n", s->info.driver_version);
-    fprintf(f, "commit %s\n", commit);
-    fprintf(f, "date %s\n", date);
-    fprintf(f, "tuned-on %s%s%s\n", a->sets ? a->sets : "", a->sets && a->shape_list[0] ? "," : "", a->shape_list);
-    fprintf(f, "# a m n k path tile_m splits us\n");
+    bench_json_writer w; /* used as a string builder; written atomically like every results file */
+    int rc;
+    bjw_init(&w);
+    bjw_raw(&w, "# written by tetra tune (docs/tuning.md): the fastest configuration per shape\n");
+    bjw_raw(&w, "tetra-dispatch-table 1\n");
+    bjw_rawf(&w, "device %s\n", s->info.name);
+    bjw_rawf(&w, "sm %d%d\n", s->info.major, s->info.minor);
+    bjw_rawf(&w, "driver %d\n", s->info.driver_version);
+    bjw_rawf(&w, "commit %s\n", commit);
+    bjw_rawf(&w, "date %s\n", date);
+    bjw_rawf(&w, "tuned-on %s%s%s\n", a->sets ? a->sets : "", a->sets && a->shape_list[0] ? "," : "", a->shape_list);
+    bjw_raw(&w, "# a m n k path tile_m splits us\n");
     for (int i = 0; i < n; i++) {
         const tune_row *r = &rows[i];
         if (r->best < 0) continue;
         if (r->shape.l != 1) continue; /* tables key on M, N, K; batched shapes are tuned but not written */
-        fprintf(f, "entry %s %lld %lld %lld %s %d %d %.2f\n", a->nvfp4 ? "nvfp4" : "bf16", (long long)r->shape.m,
-                (long long)r->shape.n, (long long)r->shape.k, tetra_dispatch_path_name(k_configs[r->best].path),
-                k_configs[r->best].tile_m, k_configs[r->best].splits, r->us[r->best]);
+        bjw_rawf(&w, "entry %s %lld %lld %lld %s %d %d %.2f\n", a->nvfp4 ? "nvfp4" : "bf16", (long long)r->shape.m,
+                 (long long)r->shape.n, (long long)r->shape.k, tetra_dispatch_path_name(k_configs[r->best].path),
+                 k_configs[r->best].tile_m, k_configs[r->best].splits, r->us[r->best]);
     }
-    if (fclose(f) || rename(tmp, path)) {
-        remove(tmp);
-        return -1;
-    }
-    return 0;
+    rc = w.failed || bench_write_atomic(path, w.buf, w.len) ? -1 : 0;
+    bjw_free(&w);
+    return rc;
 }
 
 static void json_rows(bench_json_writer *w, const char *key, const tune_row *rows, int n) {
@@ -290,6 +280,7 @@ int cmd_tune(int argc, char **argv) {
     tune_row *tr = NULL, *hr = NULL;
     char file[4096], msg[512], commit[64], date[64], b1[64];
     const bench_arm *arm;
+    tetra_dispatch_table table = {0};
     int rc = 1, fixed = -1;
     double fixed_geo = INFINITY;
 
@@ -334,7 +325,7 @@ int cmd_tune(int argc, char **argv) {
         snprintf(what, sizeof what, "tune %lldx%lldx%lldx%lld", (long long)train.v[i].m, (long long)train.v[i].n,
                  (long long)train.v[i].k, (long long)train.v[i].l);
         cli_progress(i, train.n + held.n, what);
-        sweep(&s, arm, &a, &tr[i], 0);
+        sweep(&s, arm, &a, &tr[i], NULL);
         printf("  tune    %6lldx%6lldx%6lld  best %-16s %10.2f us  (AUTO now %.2f us) %s\n",
                (long long)tr[i].shape.m, (long long)tr[i].shape.n, (long long)tr[i].shape.k,
                config_name(tr[i].best, b1, sizeof b1), tr[i].best >= 0 ? tr[i].us[tr[i].best] : NAN,
@@ -345,13 +336,17 @@ int cmd_tune(int argc, char **argv) {
         goto close;
     }
     printf("wrote %s\n", a.out);
+    if (held.n && tetra_dispatch_load(a.out, &table, msg, sizeof msg)) {
+        fprintf(stderr, "tetra tune: %s\n", msg);
+        goto close;
+    }
     for (int i = 0; i < held.n; i++) {
         char what[96];
         hr[i].shape = held.v[i];
         snprintf(what, sizeof what, "held-out %lldx%lldx%lldx%lld", (long long)held.v[i].m,
                  (long long)held.v[i].n, (long long)held.v[i].k, (long long)held.v[i].l);
         cli_progress(train.n + i, train.n + held.n, what);
-        sweep(&s, arm, &a, &hr[i], 1);
+        sweep(&s, arm, &a, &hr[i], &table);
     }
     cli_progress(train.n + held.n, train.n + held.n, "");
     /* the best single fixed configuration: runs on every held-out shape, least geomean
@@ -428,6 +423,7 @@ int cmd_tune(int argc, char **argv) {
     }
     rc = 0;
 close:
+    tetra_dispatch_free(&table);
     bench_session_close(&s);
 done:
     free(tr);
