@@ -170,17 +170,9 @@ static int resolve_arms(const char *list, const bench_arm **out, int cap) {
 
 static int collect_shapes(const args *a, bench_shapes *s, const char *dflt_set) {
     char err[512], path[4096];
-    if (a->shape_list) {
-        char buf[4096], *save = NULL, *tok;
-        snprintf(buf, sizeof buf, "%s", a->shape_list);
-        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            bench_shape sh;
-            if (bench_parse_shape(tok, &sh)) {
-                fprintf(stderr, "tetra bench: malformed shape '%s' (want MxNxK or MxNxKxL)\n", tok);
-                return -1;
-            }
-            bench_shapes_push(s, sh);
-        }
+    if (a->shape_list && bench_shapes_add_list(s, a->shape_list, err, sizeof err)) {
+        fprintf(stderr, "tetra bench: %s\n", err);
+        return -1;
     }
     if (a->m_list || a->n_list || a->k_list) {
         static int64_t mv[MAX_LIST], nv[MAX_LIST], kv[MAX_LIST];

@@ -117,23 +117,19 @@ static int parse_args(int argc, char **argv, tune_args *a) {
 }
 
 /* Sets and explicit shapes -> list. -1 with a message on a usage error. */
-static int collect(bench_shapes *v, const char *file, const char *sets, char *list, const char *what) {
+static int collect(bench_shapes *v, const char *file, const char *sets, const char *list, const char *what) {
     char err[512];
-    if (sets && bench_shapes_add_sets(v, file, sets, err, sizeof err)) {
+    if ((sets && bench_shapes_add_sets(v, file, sets, err, sizeof err)) ||
+        (list[0] && strcmp(list, "none") && bench_shapes_add_list(v, list, err, sizeof err))) {
         fprintf(stderr, "tetra tune: %s: %s\n", what, err);
         return -1;
     }
-    if (list[0] && strcmp(list, "none")) {
-        for (char *tok = list, *next; tok; tok = next) {
-            bench_shape sh;
-            if ((next = strchr(tok, ','))) *next++ = 0;
-            if (bench_parse_shape(tok, &sh) || sh.m < 1 || sh.n < 1 || sh.k < 16 || sh.l < 1) {
-                fprintf(stderr, "tetra tune: %s: malformed shape '%s' (MxNxK[xL], K >= 16)\n", what, tok);
-                return -1;
-            }
-            bench_shapes_push(v, sh);
+    for (int i = 0; i < v->n; i++)
+        if (v->v[i].k % 16) {
+            fprintf(stderr, "tetra tune: %s: K = %lld is not a multiple of 16 (the NVFP4 block)\n", what,
+                    (long long)v->v[i].k);
+            return -1;
         }
-    }
     return 0;
 }
 

@@ -37,6 +37,8 @@ int bench_parse_list(const char *text, int64_t *out, int cap);
 /* "MxNxK[xL]" -> shape; -1 if malformed. */
 int bench_parse_shape(const char *text, bench_shape *out);
 int bench_shapes_push(bench_shapes *s, bench_shape sh);
+/* Append "MxNxK[xL],..." (--shape); -1 with a message naming the bad entry. */
+int bench_shapes_add_list(bench_shapes *s, const char *list, char *err, size_t errlen);
 void bench_shapes_free(bench_shapes *s);
 /* Find the shapes file: explicit path, $TETRA_SHAPES, ./data/shapes.txt, then next to the
  * executable (../data, ../../data). Writes the path found into out; -1 if none. */

@@ -77,6 +77,31 @@ int bench_parse_shape(const char *text, bench_shape *out) {
     return 0;
 }
 
+int bench_shapes_add_list(bench_shapes *s, const char *list, char *err, size_t errlen) {
+    char tok[128];
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        bench_shape sh;
+        if (n == 0 || n >= sizeof tok) {
+            snprintf(err, errlen, "malformed shape list '%s' (want MxNxK or MxNxKxL, comma-separated)", list);
+            return -1;
+        }
+        memcpy(tok, p, n);
+        tok[n] = 0;
+        if (bench_parse_shape(tok, &sh)) {
+            snprintf(err, errlen, "malformed shape '%s' (want MxNxK or MxNxKxL)", tok);
+            return -1;
+        }
+        if (bench_shapes_push(s, sh)) {
+            snprintf(err, errlen, "out of host memory");
+            return -1;
+        }
+        p += n;
+        if (*p == ',') p++;
+    }
+    return 0;
+}
+
 int bench_find_shapes_file(const char *explicit_path, char *out, size_t outlen) {
     char exe[4096], cand[4200];
     const char *env = getenv("TETRA_SHAPES");
