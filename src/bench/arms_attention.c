@@ -564,7 +564,7 @@ static void host_normal16(uint16_t *x, int64_t n, uint64_t seed, tetra_dtype dt)
 static int attn_setup(const attn_kind *kind, const bench_env *env, const bench_shape *sh, void **out, char *msg,
                       size_t len) {
     attn_state *s;
-    size_t tb, per, free_b = 0, total_b = 0;
+    size_t tb, per;
     cudaStream_t st = (cudaStream_t)env->stream;
     int rc = BENCH_ERROR;
     *out = NULL;
@@ -583,13 +583,7 @@ static int attn_setup(const attn_kind *kind, const bench_env *env, const bench_s
     s->scale = 1.0f / sqrtf((float)s->d);
     tb = (size_t)s->elems * 2;
     per = 4 * tb;
-    s->nsets = (int)((env->rotate_bytes + per - 1) / per);
-    if (s->nsets < 1) s->nsets = 1;
-    if (s->nsets > MAX_SETS) s->nsets = MAX_SETS;
-    cudaMemGetInfo(&free_b, &total_b);
-    while (s->nsets > 1 && (double)per * s->nsets > 0.8 * (double)free_b) s->nsets--;
-    if ((double)per > 0.8 * (double)free_b) {
-        bench_set_msg(msg, len, "needs %.1f GiB of device memory, %.1f GiB free", per / 1073741824.0, free_b / 1073741824.0);
+    if (!(s->nsets = bench_rotation_sets(env, per, MAX_SETS, msg, len))) {
         free(s);
         return BENCH_UNSUPPORTED;
     }

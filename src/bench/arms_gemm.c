@@ -345,7 +345,7 @@ static int gemm_setup(gemm_kind kind, tetra_gemm_path path, const bench_env *env
                       void **out, char *msg, size_t len) {
     gemm_state *s;
     tetra_rng rng;
-    size_t free_b = 0, total_b = 0, per;
+    size_t per;
     int rc = BENCH_ERROR;
     cudaStream_t st = (cudaStream_t)env->stream;
     *out = NULL;
@@ -364,14 +364,7 @@ static int gemm_setup(gemm_kind kind, tetra_gemm_path path, const bench_env *env
     s->l = sh->l;
     s->layout = kind == K_LT_NVFP4 ? TETRA_SCALE_SWIZZLED_128X4 : env->scale_layout;
     per = set_bytes(s);
-    s->nsets = (int)((env->rotate_bytes + per - 1) / per);
-    if (s->nsets < 1) s->nsets = 1;
-    if (s->nsets > MAX_SETS) s->nsets = MAX_SETS;
-    cudaMemGetInfo(&free_b, &total_b);
-    while (s->nsets > 1 && (double)per * s->nsets > 0.8 * (double)free_b) s->nsets--;
-    if ((double)per > 0.8 * (double)free_b) {
-        bench_set_msg(msg, len, "needs %.1f GiB of device memory, %.1f GiB free", per / 1073741824.0,
-                      free_b / 1073741824.0);
+    if (!(s->nsets = bench_rotation_sets(env, per, MAX_SETS, msg, len))) {
         free(s);
         return BENCH_UNSUPPORTED;
     }

@@ -63,9 +63,10 @@ static int conv_setup(int dequant, const bench_env *env, const bench_shape *sh, 
     qb = (size_t)(s->m * s->k / 2);
     sb = tetra_nvfp4_scale_bytes(s->m, s->k, env->scale_layout);
     per = db + qb + sb;
-    s->nsets = (int)((env->rotate_bytes + per - 1) / per);
-    if (s->nsets < 1) s->nsets = 1;
-    if (s->nsets > MAX_SETS) s->nsets = MAX_SETS;
+    if (!(s->nsets = bench_rotation_sets(env, per, MAX_SETS, msg, len))) {
+        rc = BENCH_UNSUPPORTED;
+        goto done;
+    }
     for (int i = 0; i < s->nsets; i++) {
         if (cudaMalloc(&s->dense[i], db) || cudaMalloc(&s->q[i], qb) || cudaMalloc(&s->qs[i], sb)) {
             cudaGetLastError();
@@ -239,9 +240,10 @@ static int mem_setup(int copy, const bench_env *env, const bench_shape *sh, void
     s->bytes = (sh->n * sh->k * 2 * sh->l) / 16 * 16;
     if (s->bytes < 16) { free(s); return bench_set_msg(msg, len, "shape too small for the memory arm"), BENCH_ERROR; }
     per = (size_t)s->bytes * (copy ? 2 : 1);
-    s->nsets = (int)((env->rotate_bytes + per - 1) / per);
-    if (s->nsets < 1) s->nsets = 1;
-    if (s->nsets > MAX_SETS) s->nsets = MAX_SETS;
+    if (!(s->nsets = bench_rotation_sets(env, per, MAX_SETS, msg, len))) {
+        free(s);
+        return BENCH_UNSUPPORTED;
+    }
     if (cudaMalloc((void **)&s->sink, 16)) goto oom;
     for (int i = 0; i < s->nsets; i++) {
         if (cudaMalloc(&s->src[i], (size_t)s->bytes) || (copy && cudaMalloc(&s->dst[i], (size_t)s->bytes))) goto oom;
@@ -291,6 +293,21 @@ static const bench_arm *const g_arms[] = {
 const bench_arm *const *bench_arms(int *n) {
     *n = (int)(sizeof g_arms / sizeof g_arms[0]);
     return g_arms;
+}
+
+int bench_rotation_sets(const bench_env *env, size_t per_set, int max_sets, char *msg, size_t len) {
+    size_t free_b = 0, total_b = 0;
+    int n = (int)((env->rotate_bytes + per_set - 1) / per_set);
+    if (n < 1) n = 1;
+    if (n > max_sets) n = max_sets;
+    cudaMemGetInfo(&free_b, &total_b);
+    while (n > 1 && (double)per_set * n > 0.8 * (double)free_b) n--;
+    if ((double)per_set > 0.8 * (double)free_b) {
+        bench_set_msg(msg, len, "needs %.1f GiB of device memory, %.1f GiB free", per_set / 1073741824.0,
+                      free_b / 1073741824.0);
+        return 0;
+    }
+    return n;
 }
 
 const bench_arm *bench_arm_find(const char *name) {

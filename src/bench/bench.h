@@ -161,6 +161,10 @@ typedef struct bench_arm {
 const bench_arm *bench_arm_find(const char *name);
 /* All arms, hidden ones included; *n receives the count. */
 const bench_arm *const *bench_arms(int *n);
+/* How many input sets of per_set bytes an arm rotates through: enough to cover
+ * env->rotate_bytes (2x L2), at most max_sets, fewer if they would not fit in 80% of the
+ * free device memory. 0 (with a message) when not even one set fits. */
+int bench_rotation_sets(const bench_env *env, size_t per_set, int max_sets, char *msg, size_t len);
 /* Sets the arm's tetra/cuBLAS status message. */
 int bench_set_msg(char *msg, size_t len, const char *fmt, ...)
 #if defined(__GNUC__)
