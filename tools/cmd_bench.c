@@ -260,6 +260,24 @@ static void join_cmdline(int argc, char **argv, char *out, size_t len) {
     for (int i = 0; i < argc && n < len; i++) n += (size_t)snprintf(out + n, len - n, " %s", argv[i]);
 }
 
+/* The provenance every results file starts with: commit, date, command line, device and
+ * telemetry source. date, commit and cmdline are the caller's buffers (64, 64, 2048). */
+static void run_meta(bench_run_meta *m, const bench_session *s, const args *a, int argc, char **argv,
+                     char *date, char *commit, char *cmdline) {
+    memset(m, 0, sizeof *m);
+    bench_iso_date(date, 64);
+    bench_git_commit(commit, 64);
+    join_cmdline(argc, argv, cmdline, 2048);
+    m->commit = commit;
+    m->date = date;
+    m->cmdline = cmdline;
+    m->info = &s->info;
+    m->nvml = s->nvml;
+    m->nvml_note = s->nvml_note;
+    m->nvml_driver = bench_tel_driver();
+    m->seed = (uint64_t)a->seed;
+}
+
 /* Run one row in a fresh process (the same binary, hidden `bench __row`); returns its
  * median ratio, NaN on failure. Also returns the CI when lo/hi are given. */
 static double row_in_fresh_process(const args *a, const bench_arm *A, const bench_arm *B, const bench_shape *sh,
@@ -388,13 +406,8 @@ static int cmd_ceilings(int argc, char **argv) {
     if (c.fp8_tflops > 0) printf("fp8   %8.1f TFLOP/s (cuBLASLt E4M3, %lld^3)\n", c.fp8_tflops, a.gemm_dim);
     else printf("fp8   not measured (the cuBLASLt FP8 arm does not run here)\n");
     if (a.out) {
-        memset(&m, 0, sizeof m);
-        bench_iso_date(date, sizeof date);
-        bench_git_commit(commit, sizeof commit);
-        join_cmdline(argc, argv, cmdline, sizeof cmdline);
-        m.commit = commit; m.date = date; m.cmdline = cmdline; m.info = &s.info;
-        m.nvml = s.nvml; m.nvml_note = s.nvml_note; m.nvml_driver = bench_tel_driver();
-        m.ceilings = c; m.t_noise = NAN; m.seed = (uint64_t)a.seed;
+        run_meta(&m, &s, &a, argc, argv, date, commit, cmdline);
+        m.ceilings = c; m.t_noise = NAN;
         bjw_init(&w);
         bjw_obj(&w, NULL);
         bench_write_env(&w, &m);
@@ -471,13 +484,8 @@ static int cmd_calibrate(int argc, char **argv) {
     printf("t_noise = %.4f\n", t_noise);
     if (a.out && !rc) {
         if (open_session(&s, &a)) return 1;
-        memset(&m, 0, sizeof m);
-        bench_iso_date(date, sizeof date);
-        bench_git_commit(commit, sizeof commit);
-        join_cmdline(argc, argv, cmdline, sizeof cmdline);
-        m.commit = commit; m.date = date; m.cmdline = cmdline; m.info = &s.info;
-        m.nvml = s.nvml; m.nvml_note = s.nvml_note; m.nvml_driver = bench_tel_driver();
-        m.t_noise = t_noise; m.seed = (uint64_t)a.seed; m.opts = &a.o; m.rotate_bytes = s.env.rotate_bytes;
+        run_meta(&m, &s, &a, argc, argv, date, commit, cmdline);
+        m.t_noise = t_noise; m.opts = &a.o; m.rotate_bytes = s.env.rotate_bytes;
         bjw_init(&w);
         bjw_obj(&w, NULL);
         bench_write_env(&w, &m);
@@ -589,14 +597,9 @@ static int cmd_sweep(int argc, char **argv) {
     cli_progress(nrows, nrows, "");
     if (a.out) {
         bench_json_writer w;
-        memset(&m, 0, sizeof m);
-        bench_iso_date(date, sizeof date);
-        bench_git_commit(commit, sizeof commit);
-        join_cmdline(argc, argv, cmdline, sizeof cmdline);
-        m.commit = commit; m.date = date; m.cmdline = cmdline; m.info = &s.info;
-        m.nvml = s.nvml; m.nvml_note = s.nvml_note; m.nvml_driver = bench_tel_driver();
+        run_meta(&m, &s, &a, argc, argv, date, commit, cmdline);
         m.ceilings = ceil; m.t_noise = t_noise; m.calibration_file = a.calibration;
-        m.seed = (uint64_t)a.seed; m.opts = &a.o; m.rotate_bytes = s.env.rotate_bytes;
+        m.opts = &a.o; m.rotate_bytes = s.env.rotate_bytes;
         bjw_init(&w);
         bench_write_results(&w, &m, rows, nrows);
         if (write_json_file(a.out, &w)) rc = 1;
