@@ -12,7 +12,8 @@
  * K block costs (>= 1e-2).
  *
  * Also: poisoned outputs and untouched padding, sentinel guards, bit-identical repeated
- * runs, batch invariance (M = 16 once, then each row alone with M = 1, memcmp), M = 17
+ * runs, pinned split counts 2 / 3 / 8 (last-CTA and second-launch reduce), batch invariance
+ * (M = 16 once, then each row alone with M = 1, memcmp), M = 17
  * refused with UNSUPPORTED, and one call through TETRA_PATH_AUTO.
  * Seed: fixed (TEST_SEED, printed); every case derives its inputs from it. */
 #include <math.h>
@@ -224,10 +225,14 @@ static int prob_make(prob *p, const tcase *c, uint64_t seed) {
     return 1;
 }
 
+/* opts.splits for the next runs (0: the kernel's own choice); set around pinned cases only */
+static int g_splits;
+
 static tetra_status prob_run(tetra_context *ctx, prob *p, const tetra_matrix *x, tetra_matrix *y) {
     tetra_gemm_options o = tetra_gemm_options_default();
     o.alpha = p->c.alpha;
     o.path = p->c.path;
+    o.splits = g_splits;
     if (p->c.bias) {
         o.bias = p->db.ptr;
         o.bias_dtype = (tetra_dtype)(p->c.bias - 1);
@@ -435,6 +440,25 @@ int main(void) {
             }
             run_case(ctx, &cases[i], seed++);
         }
+    }
+
+    /* pinned split counts: 2 splits reduce in the last CTA, more in gemv_splitk_reduce;
+     * both against the oracle, repeat-identical, N not a multiple of the 128-row tile */
+    {
+        const int pins[] = {2, 3, 8};
+        for (size_t i = 0; i < sizeof pins / sizeof pins[0]; i++) {
+            char name[64];
+            tcase c = {NULL, 16, 300, 2048, 1, BF, SWZ, LIN, F32, 1 + TETRA_DTYPE_BF16, 0.5f, 0, 0, G};
+            tcase c4 = {NULL, 9, 200, 2048, 2, F4, LIN, SWZ, BF, 0, 1.0f, 1, 0, G};
+            g_splits = pins[i];
+            snprintf(name, sizeof name, "splits=%d bf16", pins[i]);
+            c.name = name;
+            check_repeat(ctx, &c, seed++);
+            snprintf(name, sizeof name, "splits=%d fp4 L=2", pins[i]);
+            c4.name = name;
+            run_case(ctx, &c4, seed++);
+        }
+        g_splits = 0;
     }
 
     /* determinism */

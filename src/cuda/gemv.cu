@@ -3,13 +3,14 @@
  * W NVFP4 (either scale layout), X BF16/FP16 (W4A16) or NVFP4 (W4A4), Y FP32/FP16/BF16,
  * batched over L. Notes, numbers and predictions: docs/notes/gemv.md.
  *
- * Two kernels:
+ * Three kernels:
  *   gemv_nvfp4_mma     streams W through a per-warp cp.async ring (16-byte copies, sm_80+)
  *                      and multiplies on the tensor cores (mma.sync m16n8k16): 16
  *                      dequantized weight rows are the A operand, the activation rows
  *                      (padded to 8 or 16 with zeros) the narrow B operand. Split-K across
- *                      CTAs writes FP32 partials to the context workspace; the last CTA of
- *                      each row tile sums them in split order (one launch).
+ *                      CTAs writes FP32 partials to the context workspace; with 2 splits
+ *                      the last CTA of each row tile sums them in split order (one launch),
+ *   gemv_splitk_reduce with more splits this second launch does, in the same order.
  *   gemv_nvfp4_scalar  one warp per (batch, weight row), scalar loads, FP32 FMAs: the
  *                      correct path for every problem the mma kernel cannot take.
  *
@@ -52,8 +53,12 @@ enum {
     GEMV_ROWS_PER_CTA = GEMV_WARPS * GEMV_ROWS_PER_WARP,
     GEMV_SEG_K = 128,        /* K elements per warp step: 4 threads x 32 elements */
     GEMV_MAX_M = 16,
-    GEMV_MIN_SEGS_PER_SPLIT = 4, /* the ring keeps 3 segments in flight: longer splits, fewer partials */
-    GEMV_STAGES = 4          /* cp.async ring depth per warp: 3 segments in flight */
+    GEMV_MIN_SEGS_PER_SPLIT = 2, /* version 1's: more, shorter CTAs where N is small (notes: v2 regression) */
+    GEMV_STAGES = 4,         /* cp.async ring depth per warp: 3 segments in flight */
+    /* Split-K reduce: the last CTA of a tile sums in-kernel up to this many splits; more
+     * splits go to gemv_splitk_reduce (a second launch), whose cost does not grow with S
+     * or M (notes: v2 regression) */
+    GEMV_LAST_CTA_MAX_SPLITS = 2
 };
 
 /* Which activation operand: decides the tensor-core type (bf16 for BF16 X, f16 else). */
@@ -75,7 +80,8 @@ struct gemv_params {
     float alpha;
     const float *ga, *gb;
     float *partial; /* [L][tiles][splits][16][128] FP32 when splits > 1 */
-    unsigned long long *counters; /* [L][tiles] arrival counters when splits > 1 */
+    unsigned long long *counters; /* [L][tiles] arrival counters for the last-CTA reduce;
+                                   * NULL: gemv_splitk_reduce sums the partials */
     unsigned long long tag;       /* this launch's counter tag (bits 24..63) */
     int splits;
     int m;
@@ -466,7 +472,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
                 else
                     part[m * GEMV_ROWS_PER_CTA + rl] = v;
             }
-    if (p.splits == 1) return;
+    if (p.splits == 1 || !p.counters) return;
 
     /* split-K: the last CTA of this row tile sums all splits' partials in split order */
     __threadfence();
@@ -504,6 +510,32 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
         for (int mi = 0; mi < 4; mi++)
             if (m0 + mi < p.m) gemv_store(p, l, m0 + mi, n, v[mi], gemv_operand<XK>::pow2);
     }
+}
+
+/* Split-K second pass (more than GEMV_LAST_CTA_MAX_SPLITS splits): one thread per
+ * (batch, m, n) sums the partials in split order 0..S-1, the same FP32 adds in the same order
+ * as the last-CTA reduce, so both give the same bits. 8 independent loads in flight. */
+template <int XK>
+__global__ void __launch_bounds__(256) gemv_splitk_reduce(const gemv_params p) {
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t l = blockIdx.z;
+    if (i >= (int64_t)p.m * p.n) return;
+    const int m = (int)(i / p.n);
+    const int64_t n = i % p.n;
+    const int64_t tiles = (p.n + GEMV_ROWS_PER_CTA - 1) / GEMV_ROWS_PER_CTA;
+    const int64_t split_stride = (int64_t)GEMV_MAX_M * GEMV_ROWS_PER_CTA;
+    const float *src = p.partial + (l * tiles + n / GEMV_ROWS_PER_CTA) * p.splits * split_stride +
+                       m * GEMV_ROWS_PER_CTA + n % GEMV_ROWS_PER_CTA;
+    float v = 0.0f;
+    for (int k0 = 0; k0 < p.splits; k0 += 8) {
+        float x[8];
+#pragma unroll
+        for (int j = 0; j < 8; j++) x[j] = k0 + j < p.splits ? __ldcg(src + (k0 + j) * split_stride) : 0.0f;
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            if (k0 + j < p.splits) v = k0 + j == 0 ? x[j] : v + x[j];
+    }
+    gemv_store(p, l, m, n, v, gemv_operand<XK>::pow2);
 }
 
 /* ---------------------------------------------------------------- scalar kernel */
@@ -625,15 +657,23 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
             tetra_clear_error(); /* a fixed user workspace too small: run unsplit */
             splits = 1;
         } else {
-            prm.counters = (unsigned long long *)ws;
             prm.partial = (float *)((uint8_t *)ws + ctr_bytes);
-            prm.tag = next_counter_tag();
+            if (splits <= GEMV_LAST_CTA_MAX_SPLITS) {
+                prm.counters = (unsigned long long *)ws;
+                prm.tag = next_counter_tag();
+            }
         }
     }
     prm.splits = (int)splits;
     dim3 grid((unsigned)tiles, (unsigned)splits, (unsigned)p->batch);
     gemv_nvfp4_mma<XK><<<grid, GEMV_THREADS, 0, stream>>>(prm);
     TETRA_LAUNCH_CHECK();
+    if (splits > 1 && !prm.counters) {
+        const int64_t outs = (int64_t)p->m * p->n;
+        dim3 rgrid((unsigned)((outs + 255) / 256), 1, (unsigned)p->batch);
+        gemv_splitk_reduce<XK><<<rgrid, 256, 0, stream>>>(prm);
+        TETRA_LAUNCH_CHECK();
+    }
     return TETRA_OK;
 }
 
