@@ -4,14 +4,15 @@
  * numbers: docs/notes/gemm-sm90.md.
  *
  *   - CTA tile BM (M) x 256 (N) x 64 (K), BM = 128 or 64; 384 threads = 3 warpgroups.
- *     Warpgroup 2 is the producer (setmaxnreg.dec; one warp works): per K-tile it issues
- *     two TMA loads (the A tile, 128B-swizzled BF16/FP16; the raw packed bytes of 256 B
- *     rows) and B's block scales (cp.async.bulk of whole 128x4 blocks for aligned swizzled
- *     scales, else 4-byte cp.asyncs) into a ring of stages guarded by full/empty mbarriers.
+ *     Warpgroup 2 is the producer (setmaxnreg.dec; two warps work): warp 0 TMA-loads the
+ *     A tiles (128B-swizzled BF16/FP16) into one ring, warp 1 the raw packed bytes of 256
+ *     B rows and B's block scales (cp.async.bulk of whole 128x4 blocks for aligned
+ *     swizzled scales, else 4-byte cp.asyncs) into another, each ring guarded by its own
+ *     full/empty mbarriers; raw stages are freed as soon as they are dequantized.
  *   - Warpgroups 0 and 1 are consumers (setmaxnreg.inc): BM = 128, 64 rows x 256 columns
  *     each (m64n256k16); BM = 64, the same 64 rows x 128 columns each (m64n128k16). They
- *     dequantize raw stages into a ring of 3 swizzled 16-bit B tiles (e2m1 * ue4m3 is exact
- *     in BF16 and FP16), handed to the async proxy with tfull/tempty mbarriers, and keep
+ *     dequantize raw stages into a ring of 3 swizzled 16-bit B tiles (e2m1 * ue4m3 * 2^-7 is
+ *     exact in BF16 and FP16; the epilogue takes the 2^-7 back), handed to the async proxy with tfull/tempty mbarriers, and keep
  *     one wgmma group in flight across K-tiles (wait_group 1).
  *   - Split-K (chosen when the output tiles fill at most half the SMs, or pinned): CTA
  *     z = l + batch * split writes FP32 partial sums to the workspace and a second kernel
@@ -58,20 +59,25 @@ enum {
     BSC_BYTES = W_BN * (W_BK / 16),  /* 1 KiB block scales, [row][4] */
     SPLIT_MAX = 16
 };
+/* Two load rings: A tiles (SA stages, released when the wgmma that read them completes)
+ * and raw B + scales (SR stages, released as soon as they are dequantized, one K-tile
+ * before their wgmma runs). Separate rings let each load be issued as early as its own
+ * slot allows: lead before use about SA - 1.3 K-tiles for A and SR for raw B (v3's one
+ * shared ring of 4 gave raw B about 1.5). */
 template <int BM> struct cfg {
     /* an enum, not static constexpr members: the non-sm_90a passes use only some of them */
     enum {
-        STAGES = BM == 64 ? 6 : 4,
+        SA = BM == 64 ? 6 : 5,
+        SR = BM == 64 ? 8 : 5,
         A_TILE_BYTES = BM * W_BK * 2,
         WN = BM == 128 ? 256 : 128, /* columns per consumer warpgroup */
         NACC = WN / 2,              /* FP32 accumulators per thread */
-        STAGE_TX_BYTES = A_TILE_BYTES + BRAW_BYTES,
         OFF_A = 0,
-        OFF_BT = OFF_A + STAGES * A_TILE_BYTES,
+        OFF_BT = OFF_A + SA * A_TILE_BYTES,
         OFF_BRAW = OFF_BT + W_TILES * BT_TILE_BYTES,
-        OFF_BSC = OFF_BRAW + STAGES * BRAW_BYTES,
-        OFF_BAR = OFF_BSC + STAGES * BSC_BYTES,
-        SMEM_BYTES = OFF_BAR + (2 * STAGES + 2 * W_TILES) * 8 + 1024 /* + alignment slack */
+        OFF_BSC = OFF_BRAW + SR * BRAW_BYTES,
+        OFF_BAR = OFF_BSC + SR * BSC_BYTES,
+        SMEM_BYTES = OFF_BAR + (2 * SA + 2 * SR + 2 * W_TILES) * 8 + 1024 /* + alignment slack */
     };
 };
 static_assert(cfg<128>::SMEM_BYTES <= 227 * 1024 && cfg<64>::SMEM_BYTES <= 227 * 1024, "shared memory");
@@ -257,10 +263,17 @@ __device__ __forceinline__ int swz128(int row, int chunk) { return row * 128 + (
  * W holds two codes s|mmm in bits 0-3 and 16-19. Their magnitude bits placed at the
  * low exponent bits (BF16 bits 6-8, FP16 bits 9-11) read as e2m1 * 2^-126 (BF16) or
  * e2m1 * 2^-14 (FP16), the e = 0 codes as subnormals, which half-precision multiplies
- * keep; the sign bit goes to bit 15. One exact multiply by 2^126 / 2^14 gives e2m1, a
- * second one by the block scale gives e2m1 * ue4m3: both products are exact. */
+ * keep; the sign bit goes to bit 15. ONE exact multiply by the block scale pre-multiplied
+ * by 2^119 (BF16) / 2^7 (FP16) gives e2m1 * ue4m3 * 2^-7: the operand carries a factor
+ * 2^-7 (B_EXP2) that the FP32 epilogue takes back (powers of two: bit-identical outputs
+ * except where FP32 partial sums would fall below 2^-119). The ue4m3 * 2^119 factor
+ * (at most 448 * 2^119 < 2^128) and every product (>= 2^-17) are normal and exact.
+ * BF16: w * 0x1040 = (w << 6) + (w << 12), and the two shifted copies share no bit
+ * (codes at bits 0-3, 16-19), so one IMAD replaces two shifts and an OR. FP16's shifts
+ * (9 and 12) overlap at bit 12, so it keeps the shift form. */
+enum { B_EXP2 = 7 };
 template <bool IS_BF16> __device__ __forceinline__ uint32_t e2m1x2_bits(uint32_t w) {
-    if (IS_BF16) return ((w << 6) | (w << 12)) & 0x81C081C0u;
+    if (IS_BF16) return (w * 0x1040u) & 0x81C081C0u;
     return ((w << 9) | (w << 12)) & 0x8E008E00u;
 }
 template <bool IS_BF16> __device__ __forceinline__ uint32_t mul2(uint32_t a, uint32_t b) {
@@ -274,11 +287,13 @@ __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
     asm("prmt.b32 %0, %1, %2, %3;\n" : "=r"(r) : "r"(a), "r"(b), "r"(sel));
     return r;
 }
-/* A UE4M3 code as a 16-bit pair (v, v): its bits shifted into a float's exponent and
- * mantissa read as v * 2^-120 (e = 0: a float subnormal, exact), times 2^120. The NaN
- * code 0x7F stays NaN. */
+/* A UE4M3 code as a 16-bit pair (v, v), v = ue4m3 * 2^119 (BF16) or ue4m3 * 2^7 (FP16):
+ * its bits shifted into a float's exponent and mantissa read as ue4m3 * 2^-120 (e = 0: a
+ * float subnormal, exact), times 2^120, times the operand factor. The NaN code 0x7F stays
+ * NaN. */
 template <bool IS_BF16> __device__ __forceinline__ uint32_t scale_pair(uint32_t code) {
     float v = __uint_as_float((code & 0x7Fu) << 20) * 0x1p120f;
+    v *= IS_BF16 ? 0x1p119f : 0x1p7f; /* e2m1 bits carry 2^-126 / 2^-14; leave 2^-B_EXP2 */
     if ((code & 0x7Fu) == 0x7Fu) v = __int_as_float(0x7FC00000);
     if (IS_BF16) {
         __nv_bfloat162 h = __floats2bfloat162_rn(v, v);
@@ -288,23 +303,38 @@ template <bool IS_BF16> __device__ __forceinline__ uint32_t scale_pair(uint32_t 
     return *(uint32_t *)&h;
 }
 
+/* Shared-space accesses by 32-bit shared address: generic pointers made ptxas emit
+ * LD.E/ST.E with 64-bit address arithmetic in the dequantization loop. */
+__device__ __forceinline__ uint4 lds128(uint32_t a) {
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a));
+    return v;
+}
+__device__ __forceinline__ uint32_t lds16(uint32_t a) {
+    uint16_t v;
+    asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(v) : "r"(a));
+    return v;
+}
+__device__ __forceinline__ void sts128(uint32_t a, uint32_t x, uint32_t y, uint32_t z, uint32_t w) {
+    asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"r"(a), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
+}
+
 /* Dequantize one raw stage (256 rows x 32 packed bytes, scales [row][4]) into a
  * swizzled 256x64 16-bit tile, by the 256 consumer threads. Thread t does rows
  * t/2 + 128u (u = 0, 1), elements 32*(t%2) .. +32 of each: 16 raw bytes, 2
- * scales, four 16-byte stores per row. Reads and stores are bank-conflict free (8 threads
- * of a phase: 4 rows x 2 halves). */
+ * scales, four 16-byte stores per row. Raw reads and tile stores are bank-conflict free
+ * (8 threads of a phase: 4 rows x 2 halves, distinct 16-byte bank groups); the bulk
+ * layout's 2-byte scale reads hit banks 4*(r%8) (a 2-way conflict on one small load). */
 template <bool IS_BF16>
-__device__ __forceinline__ void dequant_b_tile(uint8_t *tile, const uint8_t *raw, const uint8_t *sc, int t,
-                                               int sc_swizzled) {
-    const uint32_t unit = IS_BF16 ? 0x7E807E80u /* 2^126 */ : 0x74007400u /* 2^14 */;
+__device__ __forceinline__ void dequant_b_tile(uint32_t tile, uint32_t raw, uint32_t sc, int t, int sc_swizzled) {
     const int h = t & 1;
 #pragma unroll
     for (int u = 0; u < 2; u++) {
         const int r = (t >> 1) + 128 * u;
-        const uint4 v = *(const uint4 *)(raw + r * 32 + h * 16);
+        const uint4 v = lds128(raw + r * 32 + h * 16);
         /* the row's 4 scales: [row][4], or the 128x4 block layout of a bulk-copied stage */
         const int so = sc_swizzled ? 512 * (r >> 7) + 16 * (r & 31) + 4 * ((r & 127) >> 5) : r * 4;
-        const uint32_t s2 = *(const uint16_t *)(sc + so + h * 2);
+        const uint32_t s2 = lds16(sc + so + h * 2);
         const uint32_t words[4] = {v.x, v.y, v.z, v.w};
         const uint32_t sp[2] = {scale_pair<IS_BF16>(s2 & 0xFFu), scale_pair<IS_BF16>(s2 >> 8)};
 #pragma unroll
@@ -317,9 +347,9 @@ __device__ __forceinline__ void dequant_b_tile(uint8_t *tile, const uint8_t *raw
                 /* bytes [even code p, 0, odd code p, 0]; selector 8 copies the (zero)
                  * sign bit of ev's byte 0 */
                 uint32_t w = prmt(ev, od, 0x8080u | (uint32_t)p | ((uint32_t)(4 + p) << 8));
-                o[p] = mul2<IS_BF16>(mul2<IS_BF16>(e2m1x2_bits<IS_BF16>(w), unit), sp[q >> 1]);
+                o[p] = mul2<IS_BF16>(e2m1x2_bits<IS_BF16>(w), sp[q >> 1]);
             }
-            *(uint4 *)(tile + swz128(r, h * 4 + q)) = make_uint4(o[0], o[1], o[2], o[3]);
+            sts128(tile + swz128(r, h * 4 + q), o[0], o[1], o[2], o[3]);
         }
     }
 }
@@ -356,16 +386,19 @@ __device__ __noinline__ void store_pair(const epi_dst &e, int row, int col, floa
 
 #endif /* TETRA_SM90_DEVICE */
 
-/* Warpgroups: 0 and 1 consumers, 2 the producer (one warp: TMA for A and raw B,
- * cp.async for the scales) into a ring of STAGES x {A tile, raw B, scales} guarded by
- * full/empty mbarriers. The consumers dequantize raw stages into a ring of W_TILES
+/* Warpgroups: 0 and 1 consumers, 2 the producers (warp 0: TMA of A tiles into a ring of
+ * SA stages; warp 1: TMA of raw B and the scales' bulk copies or cp.asyncs into a ring of
+ * SR stages; each ring guarded by its own full/empty mbarriers). The consumers dequantize raw stages into a ring of W_TILES
  * swizzled 16-bit B tiles (tfull/tempty mbarriers: each warpgroup writes half of every
  * tile, both read all of it) and keep one wgmma group in flight across K-tiles
  * (wait_group 1): per K-tile they issue the wgmmas of tile i, dequantize tile i+1 while
  * those (and tile i-1's) run, then wait for tile i-1's group and release its A stage and
  * B tile. No named barrier: the tensor pipe never drains inside the K loop.
- * All code must fit the launch bound's 168 registers (ptxas does not allocate per
- * setmaxnreg region): 128 accumulators + the dequantization's temporaries. */
+ * The consumers must fit the launch bound's 168 registers (ptxas compiles the whole kernel
+ * to it; setmaxnreg.inc cannot raise that): 128 accumulators + the dequantization's
+ * temporaries. The producer region IS held to its setmaxnreg.dec value (40 spilled
+ * there once the raw producer got its own loop), hence 56: 2 x 128 x 224 + 128 x 56 =
+ * 64512 = 384 x 168 registers. */
 template <bool IS_BF16, int BM>
 __global__ void __launch_bounds__(W_THREADS, 1)
 gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
@@ -374,18 +407,28 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
     typedef cfg<BM> C;
     extern __shared__ uint8_t smem_raw[];
     uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
-    uint64_t *full = (uint64_t *)(smem + C::OFF_BAR), *empty = full + C::STAGES;
-    uint64_t *tfull = empty + C::STAGES, *tempty = tfull + W_TILES;
+    uint64_t *afull = (uint64_t *)(smem + C::OFF_BAR), *aempty = afull + C::SA;
+    uint64_t *rfull = aempty + C::SA, *rempty = rfull + C::SR;
+    uint64_t *tfull = rempty + C::SR, *tempty = tfull + W_TILES;
     const int n0 = blockIdx.x * W_BN, m0 = blockIdx.y * BM;
     const int l = (int)(blockIdx.z % (unsigned)p.batch), split = (int)(blockIdx.z / (unsigned)p.batch);
     const int kt0 = (int)((int64_t)split * p.ktiles / p.splits);
     const int nk = (int)((int64_t)(split + 1) * p.ktiles / p.splits) - kt0;
     const int wg = threadIdx.x / 128, lane = threadIdx.x % 32;
+#ifdef TETRA_GEMM_DIAG
+    const int diag = p.diag;
+#else
+    const int diag = 0; /* a runtime switch costs registers in the consumer loop */
+#endif
 
     if (threadIdx.x == 0) {
-        for (int s = 0; s < C::STAGES; s++) {
-            mbar_init(&full[s], 1 + 32); /* producer's expect_tx + one per producer lane */
-            mbar_init(&empty[s], 8); /* one per consumer warp */
+        for (int s = 0; s < C::SA; s++) {
+            mbar_init(&afull[s], 1);  /* the A producer's expect_tx */
+            mbar_init(&aempty[s], 8); /* one per consumer warp */
+        }
+        for (int s = 0; s < C::SR; s++) {
+            mbar_init(&rfull[s], 1 + 32);         /* raw producer's expect_tx + one per lane */
+            mbar_init(&rempty[s], W_CONSUMERS);   /* every consumer thread, after its reads */
         }
         for (int j = 0; j < W_TILES; j++) {
             mbar_init(&tfull[j], W_CONSUMERS); /* every consumer thread, after its stores */
@@ -396,26 +439,37 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
     __syncthreads();
 
     if (wg == 2) {
-        /* ---- producer: one warp; TMA for A and raw B, cp.async for the scales */
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-        if (threadIdx.x % 128 >= 32) return;
+        /* ---- producers: warp 0 the A ring, warp 1 the raw B + scales ring */
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n");
+        const int pw = (threadIdx.x % 128) / 32;
+        if (pw == 0) {
+            if (lane == 0)
+                for (int i = 0; i < nk; i++) {
+                    const int s = i % C::SA;
+                    if (i >= C::SA) mbar_wait(&aempty[s], ((i / C::SA) - 1) & 1);
+                    mbar_arrive_expect_tx(&afull[s], C::A_TILE_BYTES);
+                    tma_load_3d(smem + C::OFF_A + s * C::A_TILE_BYTES, &tm_a, (kt0 + i) * W_BK, m0, l, &afull[s]);
+                }
+            return;
+        }
+        if (pw != 1) return;
         const uint8_t *sc = p.scales + (int64_t)l * p.scale_batch;
         for (int i = 0; i < nk; i++) {
-            const int s = i % C::STAGES, kt = kt0 + i;
-            if (i >= C::STAGES) mbar_wait(&empty[s], ((i / C::STAGES) - 1) & 1);
+            const int s = i % C::SR, kt = kt0 + i;
+            uint64_t *full = &rfull[s];
+            if (i >= C::SR) mbar_wait(&rempty[s], ((i / C::SR) - 1) & 1);
             if (lane == 0) {
                 /* bulk scales: 128-row blocks past the padded rows do not exist; their
                  * smem rows (>= N) only feed outputs that are never stored */
                 const int nblk = p.scale_bulk ? min(2, (p.n + 127) / 128 - n0 / 128) : 0;
-                mbar_arrive_expect_tx(&full[s], C::STAGE_TX_BYTES + 512 * nblk);
-                tma_load_3d(smem + C::OFF_A + s * C::A_TILE_BYTES, &tm_a, kt * W_BK, m0, l, &full[s]);
-                tma_load_3d(smem + C::OFF_BRAW + s * BRAW_BYTES, &tm_b, kt * (W_BK / 2), n0, l, &full[s]);
+                mbar_arrive_expect_tx(full, BRAW_BYTES + 512 * nblk);
+                tma_load_3d(smem + C::OFF_BRAW + s * BRAW_BYTES, &tm_b, kt * (W_BK / 2), n0, l, full);
                 for (int b = 0; b < nblk; b++)
                     bulk_load(smem + C::OFF_BSC + s * BSC_BYTES + 512 * b,
-                              sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, &full[s]);
+                              sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, full);
             }
-            if (p.scale_bulk) { mbar_arrive(&full[s]); continue; }
-            if (p.diag >= 3) { mbar_arrive(&full[s]); continue; }
+            if (p.scale_bulk) { mbar_arrive(full); continue; }
+            if (diag >= 3) { mbar_arrive(full); continue; }
             /* the 4 block scales of each of the 256 rows -> sc_s[r*4 .. +3], zero past N, K */
             uint8_t *dst = smem + C::OFF_BSC + s * BSC_BYTES;
             const int kb0 = kt * (W_BK / 16);
@@ -435,15 +489,15 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
                     *(uint32_t *)(dst + r * 4) = v;
                 }
             }
-            if (p.scale_vec4) mbar_arrive_cp_async(&full[s]);
-            else mbar_arrive(&full[s]);
+            if (p.scale_vec4) mbar_arrive_cp_async(full);
+            else mbar_arrive(full);
         }
         asm volatile("cp.async.wait_all;\n" ::: "memory");
         return;
     }
 
     /* ---- consumers: warpgroups 0 and 1 */
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 224;\n");
     const int row0 = BM == 128 ? 64 * wg : 0, col0 = BM == 128 ? 0 : 128 * wg;
     float acc[C::NACC];
 #pragma unroll
@@ -452,21 +506,26 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
     const int t = threadIdx.x; /* 0..255 */
     /* dequantize K-tile i into tile i % W_TILES and publish it to the async proxy */
     auto transform = [&](int i) {
-        const int s = i % C::STAGES, j = i % W_TILES;
-        mbar_wait(&full[s], (i / C::STAGES) & 1);
+        const int s = i % C::SR, j = i % W_TILES;
+        mbar_wait(&rfull[s], (i / C::SR) & 1);
         if (i >= W_TILES) mbar_wait(&tempty[j], ((i / W_TILES) - 1) & 1); /* read by K-tile i-3 */
-        if (p.diag != 1 && p.diag != 4)
-            dequant_b_tile<IS_BF16>(smem + C::OFF_BT + j * BT_TILE_BYTES, smem + C::OFF_BRAW + s * BRAW_BYTES,
-                                    smem + C::OFF_BSC + s * BSC_BYTES, t, p.scale_bulk);
+        if (diag != 1 && diag != 4)
+            dequant_b_tile<IS_BF16>(smem_u32(smem + C::OFF_BT + j * BT_TILE_BYTES),
+                                    smem_u32(smem + C::OFF_BRAW + s * BRAW_BYTES),
+                                    smem_u32(smem + C::OFF_BSC + s * BSC_BYTES), t, p.scale_bulk);
+        /* this thread's raw/scale reads have returned (their values are stored): the
+         * raw producer may refill the stage */
+        mbar_arrive(&rempty[s]);
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         mbar_arrive(&tfull[j]);
     };
     if (nk > 0) transform(0);
     for (int i = 0; i < nk; i++) {
-        const int s = i % C::STAGES, j = i % W_TILES;
+        const int s = i % C::SA, j = i % W_TILES;
         const uint8_t *ta = smem + C::OFF_A + s * C::A_TILE_BYTES + row0 * 128;
         const uint8_t *tb = smem + C::OFF_BT + j * BT_TILE_BYTES + col0 * 128;
-        mbar_wait(&tfull[j], (i / W_TILES) & 1); /* implies full[s]: tile i was made from stage s */
+        mbar_wait(&afull[s], (i / C::SA) & 1);
+        mbar_wait(&tfull[j], (i / W_TILES) & 1);
         acc_fence<C::NACC>(acc);
         wgmma_fence();
 #pragma unroll
@@ -478,7 +537,7 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
         wgmma_wait<1>(); /* K-tile i-1's group has completed: release its A stage and B tile */
         acc_fence<C::NACC>(acc);
         if (i > 0 && t % 32 == 0) {
-            mbar_arrive(&empty[(i - 1) % C::STAGES]); /* its raw B was read two K-tiles ago */
+            mbar_arrive(&aempty[(i - 1) % C::SA]);
             mbar_arrive(&tempty[(i - 1) % W_TILES]);
         }
     }
@@ -512,11 +571,14 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
     }
     const int warp = (threadIdx.x % 128) / 32;
     const int row = m0 + row0 + warp * 16 + lane / 4;
+    /* the accumulators carry the operand factor 2^-B_EXP2: taking it back first is exact,
+     * so the one rounding by `scale` is the one the unscaled sum would get */
+    const float unit = (float)(1 << B_EXP2);
 #pragma unroll
     for (int c = 0; c < C::WN / 8; c++) {
         const int col = n0 + col0 + c * 8 + 2 * (lane % 4);
-        store_pair(e, row, col, acc[4 * c] * scale, acc[4 * c + 1] * scale);
-        store_pair(e, row + 8, col, acc[4 * c + 2] * scale, acc[4 * c + 3] * scale);
+        store_pair(e, row, col, acc[4 * c] * unit * scale, acc[4 * c + 1] * unit * scale);
+        store_pair(e, row + 8, col, acc[4 * c + 2] * unit * scale, acc[4 * c + 3] * unit * scale);
     }
 #else
     (void)tm_a;
