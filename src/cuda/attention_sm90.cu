@@ -80,7 +80,6 @@ template <int D> struct Sm90Smem {
     static constexpr int kConsumers = D == 64 ? 3 : 2;
     static constexpr int kBlockM = 64 * kConsumers; /* query rows per tile */
     static constexpr int kThreads = 128 * (kConsumers + 1); /* + the producer warpgroup */
-    static constexpr int kConsumerWarps = 4 * kConsumers;
     /* setmaxnreg targets: the producer keeps 24, the consumers share the rest of the 64K
      * register file: 128 * 24 + 256 * 240 = 64512 (D=128), 128 * 24 + 384 * 160 = 64512 (D=64) */
     static constexpr int kConsumerRegs = kConsumers == 3 ? 160 : 240;
@@ -429,12 +428,12 @@ __global__ void __launch_bounds__(Sm90Smem<D>::kThreads, 1)
 
     if (tid == 0) {
         mbar_init(bar_q, 1);
-        mbar_init(empty_q, L::kConsumerWarps); /* every consumer warp is done with Q */
+        mbar_init(empty_q, 4 * L::kConsumers); /* every consumer warp is done with Q */
         for (int st = 0; st < kStages; st++) {
             mbar_init(FULL_K(st), 1);
             mbar_init(FULL_V(st), 1);
-            mbar_init(EMPTY_K(st), L::kConsumerWarps); /* every consumer warp releases the stage */
-            mbar_init(EMPTY_V(st), L::kConsumerWarps);
+            mbar_init(EMPTY_K(st), 4 * L::kConsumers); /* every consumer warp releases the stage */
+            mbar_init(EMPTY_V(st), 4 * L::kConsumers);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
@@ -496,10 +495,11 @@ __global__ void __launch_bounds__(Sm90Smem<D>::kThreads, 1)
     int it = 0, qn = 0;
 
     /* Ping-pong: a consumer issues its GEMMs only in its turn (bar.sync on its own
-     * barrier), then hands the turn to the next consumer (bar.arrive on the next's). Every
-     * consumer takes the same number of turns (nkb per tile). Consumer 0 starts: the last
-     * consumer arrives once up front, so after the last tile one arrive of it is left
-     * over, which consumer 0 takes with one extra sync at the very end. */
+     * barrier), then hands the turn to the next consumer (bar.arrive on the next's).
+     * Every consumer takes the same number of turns (nkb + 1 per tile that sees a key).
+     * Consumer 0 starts: the last consumer arrives once up front, so after the last tile
+     * one arrive of it is left over, which consumer 0 takes with one extra sync at the
+     * very end. */
     if (wc == L::kConsumers - 1) named_bar_arrive(other_turn, 256);
 
     for (int tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
@@ -576,11 +576,16 @@ __global__ void __launch_bounds__(Sm90Smem<D>::kThreads, 1)
                 scores_to_operand<BF16>(s, pf);
             }
 
+            /* The tail P V takes a turn of its own (every consumer: nkb + 1 turns per tile),
+             * so the next consumer's turn is handed over right after this issue and its
+             * GEMMs run during this consumer's wait and epilogue. */
             const int sl = (it - 1) % kStages;
+            named_bar_sync(my_turn, 256);
             mbar_wait(FULL_V(sl), ((it - 1) / kStages) & 1);
             wgmma_fence();
             gemm_pv<D, BF16>(o, pf, sV + sl * L::kTileKV);
             wgmma_commit();
+            named_bar_arrive(other_turn, 256);
             wgmma_wait<0>();
             fence_regs(o);
             if (lane == 0) mbar_arrive(EMPTY_V(sl));
