@@ -437,6 +437,14 @@ int main(void) {
              * carried across tiles), ragged N, GQA, padded layout */
             {TETRA_DTYPE_BF16, 128, 0, 2, 1100, 1100, 8, 2, 1, 2, 1},
             {TETRA_DTYPE_FP16, 64, 0, 1, 1000, 1500, 20, 4, 0, 2, 1},
+            /* D=64 runs 192-row tiles (3 consumer warpgroups): N not a multiple of 192,
+             * more tiles than SMs non-causal (6 x 24 = 144, persistent) and causal (6 x 24,
+             * one CTA per tile), Nq > Nk causal (a tile with no key; the next tile's first
+             * two warpgroups see no key while the third does), Nq < Nk causal */
+            {TETRA_DTYPE_BF16, 64, 0, 2, 1000, 1000, 12, 4, 1, 2, 1},
+            {TETRA_DTYPE_BF16, 64, 1, 1, 1000, 1000, 24, 8, 0, 2, 1},
+            {TETRA_DTYPE_FP16, 64, 1, 2, 450, 130, 2, 1, 0, 2, 1},
+            {TETRA_DTYPE_FP16, 64, 1, 1, 250, 700, 4, 4, 1, 2, 1},
         };
         /* negative scale over several unmasked key blocks, causal and not */
         const attn_case negative[] = {

@@ -1,12 +1,14 @@
 /* attention_sm90.cu - attention forward path 3: the Hopper (sm_90a) kernel in the
  * FlashAttention-3 design. See docs/notes/attention-sm90.md.
  *
- * CTA = 128 query rows of one (batch, head), 384 threads = 3 warpgroups:
+ * Tile = 64 query rows per consumer warpgroup of one (batch, head): D=128: 2 consumers,
+ * 128 rows, 384 threads; D=64: 3 consumers, 192 rows, 512 threads.
  *   warpgroup 0  producer: setmaxnreg down to 24; one thread issues TMA
  *                (cp.async.bulk.tensor) loads of Q (once per tile) and of K/V tiles of 128 keys into a
  *                ring of 2 (D=128) or 3 (D=64) stages guarded by mbarriers (fullK/fullV:
  *                data landed; emptyK/emptyV: every consumer warp is done with it).
- *   warpgroups 1, 2  consumers: setmaxnreg up to 240; each owns 64 query rows.
+ *   warpgroups 1.. consumers: setmaxnreg up to 240 (D=128) or 160 (D=64); each owns 64
+ *                query rows.
  *                S = Q K^T: wgmma m64n128k16, Q and K from 128B-swizzled shared memory.
  *                O += P V:  wgmma m64n{D}k16, P from registers (the S accumulator layout is
  *                the register A-fragment layout), V from shared memory as the MN-major
@@ -14,8 +16,8 @@
  *                Online softmax in FP32, log2 domain (log2(e) folded into the scale).
  *                Intra-warpgroup overlap: S(j+1) = Q K(j+1)^T and O += P(j) V(j) are issued
  *                together; softmax of S(j+1) runs while P(j) V(j) is still in the tensor
- *                cores. Ping-pong: the two consumers take turns issuing their GEMMs (named
- *                barriers), so one warpgroup's softmax overlaps the other's GEMMs.
+ *                cores. Ping-pong: the consumers take turns issuing their GEMMs (named
+ *                barriers), so one warpgroup's softmax overlaps the others' GEMMs.
  * Non-causal problems with more tiles than SMs run persistent CTAs (one per SM), each
  * walking several tiles with the ring, Q buffer and ping-pong carried over.
  * Key blocks are visited from the last to the first, so the blocks that need the mask
@@ -45,9 +47,7 @@
 
 namespace {
 
-constexpr int kBlockM = 128;        /* query rows per CTA: 2 consumer warpgroups x 64 */
 constexpr int kBlockN = 128;        /* keys per K/V tile */
-constexpr int kThreads = 384;       /* producer + 2 consumer warpgroups */
 constexpr int kSwizzleCols = 64;    /* 16-bit elements per 128-byte swizzle row */
 
 struct Sm90Params {
@@ -73,7 +73,17 @@ struct Sm90Maps {
  * box of {64, R} with CU_TENSOR_MAP_SWIZZLE_128B writes and what wgmma's 128B-swizzle
  * descriptors read. */
 template <int D> struct Sm90Smem {
-    /* K/V ring depth: 2 stages of 128 keys at D=128 (160 KB with Q), 3 at D=64 (112 KB) */
+    /* Consumer warpgroups of 64 query rows each: 2 at D=128; 3 at D=64, where the GEMMs
+     * of one warpgroup's turn (512 tensor-core cycles per 128-key block) are too short to
+     * hide another's softmax (exp2 alone: 512 MUFU cycles), so a third warpgroup's
+     * softmax has to run beside them (FlashAttention-3 uses 192-row tiles at D=64 too). */
+    static constexpr int kConsumers = D == 64 ? 3 : 2;
+    static constexpr int kBlockM = 64 * kConsumers; /* query rows per tile */
+    static constexpr int kThreads = 128 * (kConsumers + 1); /* + the producer warpgroup */
+    /* setmaxnreg targets: the producer keeps 24, the consumers share the rest of the 64K
+     * register file: 128 * 24 + 256 * 240 = 64512 (D=128), 128 * 24 + 384 * 160 = 64512 (D=64) */
+    static constexpr int kConsumerRegs = kConsumers == 3 ? 160 : 240;
+    /* K/V ring depth: 2 stages of 128 keys at D=128 (160 KB with Q), 3 at D=64 (120 KB) */
     static constexpr int kStages = D == 128 ? 2 : 3;
     static constexpr int kTileQ = kBlockM * D * 2;
     static constexpr int kTileKV = kBlockN * D * 2;
@@ -88,13 +98,14 @@ template <int D> struct Sm90Smem {
 };
 static_assert(Sm90Smem<128>::kAlloc <= 227 * 1024 && Sm90Smem<64>::kAlloc <= 227 * 1024,
               "shared memory over the sm_90 limit");
+static_assert(128 * 24 + (Sm90Smem<64>::kThreads - 128) * Sm90Smem<64>::kConsumerRegs <= 65536 &&
+                  128 * 24 + (Sm90Smem<128>::kThreads - 128) * Sm90Smem<128>::kConsumerRegs <= 65536,
+              "setmaxnreg targets over the register file");
 
 #if TETRA_SM90_DEVICE
 /* ------------------------------------------------------------ PTX wrappers (sm_90a) */
 
-/* setmaxnreg targets: 128 * 24 + 256 * 240 = 64512 <= 65536 registers */
-constexpr int kProducerRegs = 24;
-constexpr int kConsumerRegs = 240;
+constexpr int kProducerRegs = 24; /* setmaxnreg target of the producer warpgroup */
 
 __device__ __forceinline__ uint32_t smem_u32(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 
@@ -256,11 +267,11 @@ template <bool BF16> __device__ __forceinline__ uint32_t pack2(float lo, float h
  * columns is 32 bytes inside a 128-byte swizzle row: the descriptor start advances by
  * 32 bytes (the hardware applies the swizzle to the computed address), and by one
  * column block (rows x 128 bytes) every 4 k-steps. SBO = 1024: 8 rows x 128 bytes. */
-template <int D, bool BF16>
+template <int D, bool BF16, int BM>
 __device__ __forceinline__ void gemm_qk(float (&s)[64], uint32_t sq, uint32_t sk) {
 #pragma unroll
     for (int ks = 0; ks < D / 16; ks++) {
-        wgmma_ss_n128<BF16>(s, smem_desc(sq + (ks / 4) * kBlockM * 128 + (ks % 4) * 32, 16, 1024),
+        wgmma_ss_n128<BF16>(s, smem_desc(sq + (ks / 4) * BM * 128 + (ks % 4) * 32, 16, 1024),
                             smem_desc(sk + (ks / 4) * kBlockN * 128 + (ks % 4) * 32, 16, 1024), ks > 0);
     }
 }
@@ -306,17 +317,22 @@ __device__ __forceinline__ void softmax_step(float (&s)[64], float (&m)[2], floa
     const int t4 = threadIdx.x & 3;
     const float c = p.scale_log2;
     if (GENERIC) {
+        /* Per row, the number of visible keys from this thread's first column on: a column
+         * 8nt + (e & 1) is visible iff below it (compares against immediates, few live
+         * registers: the 192-row tile's consumers have 160). */
+        int lim[2];
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int first = key0 + 2 * t4;
+            lim[h] = p.nk - first;
+            if (CAUSAL) lim[h] = min(lim[h], row0 + 8 * h + p.causal_offset + 1 - first);
+        }
 #pragma unroll
         for (int nt = 0; nt < 16; nt++)
 #pragma unroll
             for (int e = 0; e < 4; e++) {
-                float x = s[4 * nt + e] * c;
-                const int row = row0 + (e >= 2 ? 8 : 0);
-                const int key = key0 + nt * 8 + 2 * t4 + (e & 1);
-                bool visible = key < p.nk;
-                if (CAUSAL) visible = visible && key <= row + p.causal_offset;
-                if (!visible) x = -INFINITY;
-                s[4 * nt + e] = x;
+                const float x = s[4 * nt + e] * c;
+                s[4 * nt + e] = nt * 8 + (e & 1) < lim[e >> 1] ? x : -INFINITY;
             }
     }
 #pragma unroll
@@ -369,7 +385,7 @@ struct Sm90Tile {
 
 /* Heaviest first (LPT): tile i is query block num_qblocks - 1 - i / (B*Hq), heads
  * varying fastest, so every head's most expensive causal tiles come first. */
-template <bool CAUSAL>
+template <bool CAUSAL, int BM>
 __device__ __forceinline__ Sm90Tile decode_tile(const Sm90Params &p, int tile) {
     Sm90Tile t;
     const int bh_count = p.batch * p.hq;
@@ -378,20 +394,20 @@ __device__ __forceinline__ Sm90Tile decode_tile(const Sm90Params &p, int tile) {
     t.b = bh / p.hq;
     t.h = bh % p.hq;
     t.hk = t.h / p.group;
-    t.q0 = qb * kBlockM;
+    t.q0 = qb * BM;
     t.nkb = (p.nk + kBlockN - 1) / kBlockN;
     if (CAUSAL) {
-        const int last_key = t.q0 + kBlockM - 1 + p.causal_offset; /* of the tile's last row */
+        const int last_key = t.q0 + BM - 1 + p.causal_offset; /* of the tile's last row */
         t.nkb = last_key < 0 ? 0 : min(t.nkb, last_key / kBlockN + 1);
     }
     return t;
 }
 #endif /* TETRA_SM90_DEVICE */
 
-enum { kBarTurn0 = 1 }; /* named barriers 1 and 2: consumer 0's and consumer 1's turn */
+enum { kBarTurn0 = 1 }; /* named barriers 1, 2 (, 3): consumer 0's, 1's (, 2's) turn */
 
 template <int D, bool BF16, bool CAUSAL>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(Sm90Smem<D>::kThreads, 1)
     attention_fwd_sm90(const __grid_constant__ Sm90Maps maps, const Sm90Params p) {
 #if TETRA_SM90_DEVICE
     using L = Sm90Smem<D>;
@@ -412,12 +428,12 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     if (tid == 0) {
         mbar_init(bar_q, 1);
-        mbar_init(empty_q, 8); /* every consumer warp is done with Q */
+        mbar_init(empty_q, 4 * L::kConsumers); /* every consumer warp is done with Q */
         for (int st = 0; st < kStages; st++) {
             mbar_init(FULL_K(st), 1);
             mbar_init(FULL_V(st), 1);
-            mbar_init(EMPTY_K(st), 8); /* every consumer warp releases the stage */
-            mbar_init(EMPTY_V(st), 8);
+            mbar_init(EMPTY_K(st), 4 * L::kConsumers); /* every consumer warp releases the stage */
+            mbar_init(EMPTY_V(st), 4 * L::kConsumers);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
@@ -438,14 +454,14 @@ __global__ void __launch_bounds__(kThreads, 1)
             asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&maps.v) : "memory");
             int it = 0, qn = 0;
             for (int tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
-                const Sm90Tile t = decode_tile<CAUSAL>(p, tile);
+                const Sm90Tile t = decode_tile<CAUSAL, L::kBlockM>(p, tile);
                 if (t.nkb == 0) continue;
                 mbar_wait(empty_q, (qn & 1) ^ 1); /* the previous tile's last S = Q K^T is done */
                 qn++;
                 mbar_expect_tx(bar_q, L::kTileQ);
 #pragma unroll
                 for (int c = 0; c < D / kSwizzleCols; c++)
-                    tma_load_4d(sQ + c * kBlockM * 128, &maps.q, bar_q, c * kSwizzleCols, t.q0, t.h, t.b);
+                    tma_load_4d(sQ + c * L::kBlockM * 128, &maps.q, bar_q, c * kSwizzleCols, t.q0, t.h, t.b);
                 for (int i = 0; i < t.nkb; i++, it++) {
                     const int kb = t.nkb - 1 - i, st = it % kStages;
                     const uint32_t ph = ((it / kStages) & 1) ^ 1;
@@ -471,20 +487,23 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
 
     /* ---------------- consumers */
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(L::kConsumerRegs));
     const int wc = wg - 1; /* consumer 0 or 1 */
     const uint32_t sq = sQ + wc * 64 * 128; /* this warpgroup's rows in each column block */
-    const int my_turn = kBarTurn0 + wc, other_turn = kBarTurn0 + 1 - wc;
+    /* the turn passes around the ring of consumers: 0 -> 1 (-> 2) -> 0 */
+    const int my_turn = kBarTurn0 + wc, other_turn = kBarTurn0 + (wc + 1) % L::kConsumers;
     int it = 0, qn = 0;
 
     /* Ping-pong: a consumer issues its GEMMs only in its turn (bar.sync on its own
-     * barrier), then hands the turn over (bar.arrive on the other's). Consumer 0 starts:
-     * consumer 1 arrives once up front, so after the last tile one arrive of consumer 1
-     * is left over, which consumer 0 takes with one extra sync at the very end. */
-    if (wc == 1) named_bar_arrive(other_turn, 256);
+     * barrier), then hands the turn to the next consumer (bar.arrive on the next's).
+     * Every consumer takes the same number of turns (nkb + 1 per tile that sees a key).
+     * Consumer 0 starts: the last consumer arrives once up front, so after the last tile
+     * one arrive of it is left over, which consumer 0 takes with one extra sync at the
+     * very end. */
+    if (wc == L::kConsumers - 1) named_bar_arrive(other_turn, 256);
 
     for (int tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
-        const Sm90Tile t = decode_tile<CAUSAL>(p, tile);
+        const Sm90Tile t = decode_tile<CAUSAL, L::kBlockM>(p, tile);
         const int nkb = t.nkb;
         const int first_row = t.q0 + wc * 64; /* this warpgroup's first query row */
         const int row0 = first_row + warp * 16 + (lane >> 2);
@@ -505,7 +524,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                 named_bar_sync(my_turn, 256);
                 mbar_wait(FULL_K(st), (it / kStages) & 1);
                 wgmma_fence();
-                gemm_qk<D, BF16>(s, sq, sK + st * L::kTileKV);
+                gemm_qk<D, BF16, L::kBlockM>(s, sq, sK + st * L::kTileKV);
                 wgmma_commit();
                 named_bar_arrive(other_turn, 256);
                 wgmma_wait<0>();
@@ -527,7 +546,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                 named_bar_sync(my_turn, 256);
                 mbar_wait(FULL_K(st), (it / kStages) & 1);
                 wgmma_fence();
-                gemm_qk<D, BF16>(s, sq, sK + st * L::kTileKV);
+                gemm_qk<D, BF16, L::kBlockM>(s, sq, sK + st * L::kTileKV);
                 wgmma_commit();
                 mbar_wait(FULL_V(sp), ((it - 1) / kStages) & 1);
                 gemm_pv<D, BF16>(o, pf, sV + sp * L::kTileKV);
@@ -557,11 +576,16 @@ __global__ void __launch_bounds__(kThreads, 1)
                 scores_to_operand<BF16>(s, pf);
             }
 
+            /* The tail P V takes a turn of its own (every consumer: nkb + 1 turns per tile),
+             * so the next consumer's turn is handed over right after this issue and its
+             * GEMMs run during this consumer's wait and epilogue. */
             const int sl = (it - 1) % kStages;
+            named_bar_sync(my_turn, 256);
             mbar_wait(FULL_V(sl), ((it - 1) / kStages) & 1);
             wgmma_fence();
             gemm_pv<D, BF16>(o, pf, sV + sl * L::kTileKV);
             wgmma_commit();
+            named_bar_arrive(other_turn, 256);
             wgmma_wait<0>();
             fence_regs(o);
             if (lane == 0) mbar_arrive(EMPTY_V(sl));
@@ -590,7 +614,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             }
         }
     }
-    if (wc == 0) named_bar_sync(my_turn, 256); /* consumer 1's leftover hand-over */
+    if (wc == 0) named_bar_sync(my_turn, 256); /* the last consumer's leftover hand-over */
 #undef FULL_K
 #undef FULL_V
 #undef EMPTY_K
@@ -673,7 +697,7 @@ tetra_status launch_config(tetra_context *ctx, const Sm90Maps &maps, const Sm90P
         TETRA_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         ready.fetch_or(bit, std::memory_order_relaxed);
     }
-    kernel<<<(unsigned)ctas, kThreads, smem, (cudaStream_t)ctx->stream>>>(maps, p);
+    kernel<<<(unsigned)ctas, Sm90Smem<D>::kThreads, smem, (cudaStream_t)ctx->stream>>>(maps, p);
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
 }
@@ -709,9 +733,11 @@ extern "C" tetra_status tetra_launch_attention_sm90(tetra_context *ctx, const te
                                   "elements (16 bytes)",
                                   i, (long long)strides[3][i]);
     }
+    /* query rows per tile (the Q box): 192 at D=64, 128 at D=128 */
+    const int block_m = a->head_dim == 64 ? Sm90Smem<64>::kBlockM : Sm90Smem<128>::kBlockM;
     Sm90Maps maps;
     if ((st = encode_map(encode, &maps.q, "q", a->q, a->dtype, a->batch, a->seqlen_q, a->heads_q, a->head_dim,
-                         a->q_strides, kBlockM)) != TETRA_OK)
+                         a->q_strides, block_m)) != TETRA_OK)
         return st;
     if ((st = encode_map(encode, &maps.k, "k", a->k, a->dtype, a->batch, a->seqlen_k, a->heads_kv, a->head_dim,
                          a->k_strides, kBlockN)) != TETRA_OK)
@@ -730,7 +756,7 @@ extern "C" tetra_status tetra_launch_attention_sm90(tetra_context *ctx, const te
     p.hq = (int)a->heads_q;
     p.group = (int)(a->heads_q / a->heads_kv);
     p.causal_offset = (int)(a->seqlen_k - a->seqlen_q);
-    p.num_qblocks = (int)((a->seqlen_q + kBlockM - 1) / kBlockM);
+    p.num_qblocks = (int)((a->seqlen_q + block_m - 1) / block_m);
     p.scale_log2 = (float)((double)a->scale * 1.4426950408889634);
     const int64_t tiles = (int64_t)p.num_qblocks * a->batch * a->heads_q;
     if (tiles > INT32_MAX || a->batch * a->heads_q > INT32_MAX)
