@@ -445,6 +445,19 @@ int main(void) {
             {TETRA_DTYPE_BF16, 64, 1, 1, 1000, 1000, 24, 8, 0, 2, 1},
             {TETRA_DTYPE_FP16, 64, 1, 2, 450, 130, 2, 1, 0, 2, 1},
             {TETRA_DTYPE_FP16, 64, 1, 1, 250, 700, 4, 4, 1, 2, 1},
+            /* path 2's 128-row tiles of 4 warps x 32 rows: a last tile of one row (three
+             * warps without a real row), Nq < 128 ending inside warp 1 and 2, ragged
+             * multi-tile causal, Nq > Nk causal over several tiles (rows with no key in
+             * more than one warp), and an offset Nk - Nq that is no multiple of 32 or 64
+             * (the per-warp first masked block) */
+            {TETRA_DTYPE_BF16, 128, 1, 1, 129, 129, 2, 1, 0, 2, 1},
+            {TETRA_DTYPE_FP16, 128, 0, 2, 40, 333, 2, 2, 1, 2, 1},
+            {TETRA_DTYPE_BF16, 64, 1, 1, 96, 96, 4, 2, 0, 2, 1},
+            {TETRA_DTYPE_BF16, 128, 1, 1, 383, 383, 2, 2, 1, 2, 1},
+            {TETRA_DTYPE_BF16, 128, 1, 1, 300, 130, 2, 1, 0, 2, 1},
+            {TETRA_DTYPE_FP16, 64, 1, 2, 260, 64, 2, 2, 0, 2, 1},
+            {TETRA_DTYPE_FP16, 128, 1, 1, 192, 420, 4, 4, 0, 2, 1},
+            {TETRA_DTYPE_BF16, 128, 0, 1, 257, 63, 2, 2, 0, 2, 0},
         };
         /* negative scale over several unmasked key blocks, causal and not */
         const attn_case negative[] = {

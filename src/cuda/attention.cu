@@ -5,9 +5,9 @@
  *                            (max, then exp/sum/PV). Any alignment, any stride. A checker
  *                            for shapes too large for the CPU oracle.
  *   attention_fwd_mma        path 2: FlashAttention-2 structure for sm_80+ (also the
- *                            sm_120 consumer-Blackwell path): a 64-row Q tile per CTA, 4
- *                            warps of 16 rows, K/V tiles of 64 keys staged with cp.async
- *                            into XOR-swizzled shared memory (48 KB at D=128), ldmatrix
+ *                            sm_120 consumer-Blackwell path): a 128-row Q tile per CTA, 4
+ *                            warps of 32 rows, K/V tiles of 64 keys staged with cp.async
+ *                            into XOR-swizzled shared memory (64 KB at D=128), ldmatrix
  *                            (+.trans for V), mma.sync m16n8k16 with FP32 accumulators,
  *                            online softmax in the log2 domain (log2(e) folded into the
  *                            scale), P rounded to the input dtype in registers.
@@ -15,14 +15,17 @@
 #include <math.h>
 #include <stdint.h>
 
+#include <atomic>
+
 #include "common.cuh"
 #include "launch.h"
 
 namespace {
 
-constexpr int kBlockM = 64;  /* query rows per CTA: 4 warps x 16 rows */
+constexpr int kBlockM = 128; /* query rows per CTA: 4 warps x 32 rows */
 constexpr int kBlockN = 64;  /* keys per K/V tile */
 constexpr int kWarps = 4;
+constexpr int kSmemAlign = 256; /* tile base alignment in bytes, see ldsm_base */
 constexpr int kThreads = kWarps * TETRA_WARP;
 constexpr int kRefThreads = 128; /* reference kernel: >= the largest head_dim */
 
@@ -83,7 +86,7 @@ template <bool BF16> __device__ __forceinline__ uint32_t pack2(float lo, float h
 
 /* ------------------------------------------------------------ shared-memory tiles */
 
-/* A tile is [64 rows][D] 16-bit elements in 16-byte chunks; chunk c of row r is stored at
+/* A tile is [rows][D] 16-bit elements in 16-byte chunks; chunk c of row r is stored at
  * chunk c ^ (r & 7). ldmatrix reads 8 rows at one logical chunk: the XOR spreads them
  * over the 8 distinct 16-byte bank groups of a 128-byte period (rows are 128 or 256
  * bytes, multiples of the period, so without it all 8 hit the same banks). */
@@ -91,20 +94,40 @@ template <int D> __device__ __forceinline__ int swizzle(int row, int chunk) {
     return row * D + ((chunk ^ (row & 7)) << 3);
 }
 
-/* Stage rows row0..row0+63 of one head into a tile; rows >= rows_valid are zero-filled
- * so out-of-range queries and keys contribute exact zeros (keys are also masked). */
-template <int D>
+/* ldmatrix address of this lane for logical chunk 2 * kstep + chunk_lo of tile row
+ * `row`, as ldsm_base(...) ^ (kstep << 5): chunk (2k + lo) ^ (row & 7) = 2k ^ (lo ^ (row & 7))
+ * puts k in byte-address bits 5-7 alone, which the row base (a multiple of 256 bytes at
+ * D=128; of 128 bytes at D=64, where k < 4 touches only bits 5-6) leaves zero on a
+ * 256-byte aligned tile. One XOR per ldmatrix instead of one register per k step: with
+ * 2 x 64 accumulators live at D=128, those registers were spilled. */
+template <int D> __device__ __forceinline__ uint32_t ldsm_base(const uint16_t *tile, int row, int chunk_lo) {
+    return smem_addr(tile) + (uint32_t)(row * D * 2) + (uint32_t)((chunk_lo ^ (row & 7)) << 4);
+}
+
+/* Stage rows row0..row0+ROWS-1 of one head into a tile; rows >= rows_valid are
+ * zero-filled so out-of-range queries and keys contribute exact zeros (keys are also
+ * masked). Thread t copies chunk t % (D/8) of rows t / (D/8) + i * kRowsPerPass. The
+ * source pointer advances by one 64-bit add per pass: written as products, ptxas hoists
+ * all kPerThread row offsets of K and of V out of the key loop (32 registers at D=128)
+ * and spills them. */
+template <int D, int ROWS>
 __device__ __forceinline__ void load_tile(uint16_t *tile, const uint16_t *head_base,
                                           int64_t row_stride, int row0, int rows_valid) {
     constexpr int kChunks = D / 8;
-    constexpr int kPerThread = kBlockN * kChunks / kThreads;
+    constexpr int kRowsPerPass = kThreads / kChunks;
+    constexpr int kPerThread = ROWS / kRowsPerPass;
+    static_assert(kThreads % kChunks == 0 && ROWS % kRowsPerPass == 0, "the tile must split evenly");
+    static_assert(kRowsPerPass % 8 == 0, "every pass must keep the row's swizzle phase");
+    const int r0 = threadIdx.x / kChunks, c = threadIdx.x % kChunks;
+    const uint16_t *src = head_base + (int64_t)(row0 + r0) * row_stride + c * 8;
+    const int64_t step = (int64_t)kRowsPerPass * row_stride;
+    const uint32_t dst = smem_addr(tile + swizzle<D>(r0, c));
 #pragma unroll
     for (int i = 0; i < kPerThread; i++) {
-        const int idx = threadIdx.x + i * kThreads;
-        const int r = idx / kChunks, c = idx % kChunks;
-        const bool valid = row0 + r < rows_valid;
-        const uint16_t *src = valid ? head_base + (int64_t)(row0 + r) * row_stride + c * 8 : head_base;
-        cp_async_16(smem_addr(tile + swizzle<D>(r, c)), src, valid);
+        const bool valid = row0 + r0 + i * kRowsPerPass < rows_valid;
+        /* (r0 + i * kRowsPerPass) & 7 == r0 & 7: the swizzle is the same for every pass */
+        cp_async_16(dst + i * kRowsPerPass * D * (int)sizeof(uint16_t), valid ? src : head_base, valid);
+        src += step;
     }
 }
 
@@ -161,9 +184,17 @@ __device__ __forceinline__ void softmax_tile(float s[8][4], float o[D / 8][4], f
     }
 }
 
+/* One CTA: kBlockM = 128 query rows of one (batch, head); 4 warps of 32 rows (two m16
+ * row tiles each), so every K or V fragment a warp loads with ldmatrix feeds two MMAs
+ * (one per row tile). Q stays in shared memory and is re-read per key block: two more
+ * ldmatrix per 16 MMAs, but its 64 registers of fragments would not fit beside the
+ * 2 x 64 O accumulators at D=128. */
 template <int D, bool BF16, bool CAUSAL>
-__global__ void __launch_bounds__(kThreads) attention_fwd_mma(const AttnParams p) {
-    extern __shared__ __align__(128) uint16_t smem[];
+__global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParams p) {
+    extern __shared__ __align__(128) uint16_t smem_raw[];
+    /* Tiles start 256-byte aligned (kSmemAlign of slack is allocated), so that the
+     * ldmatrix addresses below can step the swizzled chunk with one XOR. */
+    uint16_t *smem = smem_raw + ((kSmemAlign - (smem_addr(smem_raw) & (kSmemAlign - 1))) & (kSmemAlign - 1)) / 2;
     uint16_t *sQ = smem, *sK = smem + kBlockM * D, *sV = sK + kBlockN * D;
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
     const int g = lane >> 2, t4 = lane & 3;
@@ -180,63 +211,86 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_mma(const AttnParams p
     const uint16_t *kbase = p.k + b * p.ks[0] + hk * p.ks[2];
     const uint16_t *vbase = p.v + b * p.vs[0] + hk * p.vs[2];
 
-    /* Key blocks to visit, and the first one that needs the mask predicate. */
+    /* Key blocks the CTA visits: up to the last key its last real row (< nq) sees. */
     int nkb = (p.nk + kBlockN - 1) / kBlockN;
-    int first_masked = p.nk / kBlockN; /* blocks wholly inside nk */
     if (CAUSAL) {
-        const int last_key = q0 + kBlockM - 1 + p.causal_offset; /* of the tile's last row */
-        const int lim = q0 + p.causal_offset;                   /* of the tile's first row */
+        const int last_key = min(q0 + kBlockM, p.nq) - 1 + p.causal_offset;
         nkb = last_key < 0 ? 0 : min(nkb, last_key / kBlockN + 1);
-        first_masked = min(first_masked, lim < kBlockN - 1 ? 0 : (lim - (kBlockN - 1)) / kBlockN + 1);
+    }
+    /* Per warp: the mask predicate runs only from warp_first_masked on. Key blocks wholly
+     * inside nk and wholly visible to the warp's first row (hence to all 32 of its rows)
+     * need none: with 32-row warps a diagonal touches 1-2 of them, not the CTA's 3. */
+    const int wrow0 = q0 + warp * 32;
+    int warp_first_masked = p.nk / kBlockN;
+    if (CAUSAL) {
+        const int lim = wrow0 + p.causal_offset; /* last key the warp's first row sees */
+        warp_first_masked = min(warp_first_masked, lim < kBlockN - 1 ? 0 : (lim + 1) / kBlockN);
     }
 
     /* Pipeline: K and V have one buffer each; K(j+1) loads during softmax and P V of block
      * j, V(j+1) during Q K^T of block j+1. Exactly one commit per stage (empty ones too),
      * so wait_group<1> always means "all but the newest group have landed". */
-    load_tile<D>(sQ, qbase, p.qs[1], q0, p.nq);
-    if (nkb > 0) load_tile<D>(sK, kbase, p.ks[1], 0, p.nk);
+    load_tile<D, kBlockM>(sQ, qbase, p.qs[1], q0, p.nq);
+    if (nkb > 0) load_tile<D, kBlockN>(sK, kbase, p.ks[1], 0, p.nk);
     cp_async_commit();
-    if (nkb > 0) load_tile<D>(sV, vbase, p.vs[1], 0, p.nk);
+    if (nkb > 0) load_tile<D, kBlockN>(sV, vbase, p.vs[1], 0, p.nk);
     cp_async_commit();
-    cp_async_wait<1>();
-    __syncthreads();
 
-    uint32_t qf[D / 16][4]; /* this warp's 16 query rows as mma A fragments */
+    float o[2][D / 8][4];
 #pragma unroll
-    for (int ks = 0; ks < D / 16; ks++)
-        ldsm_x4(smem_addr(sQ + swizzle<D>(warp * 16 + (lane & 15), ks * 2 + (lane >> 4))), qf[ks]);
-
-    float o[D / 8][4];
+    for (int mt = 0; mt < 2; mt++)
 #pragma unroll
-    for (int dt = 0; dt < D / 8; dt++) o[dt][0] = o[dt][1] = o[dt][2] = o[dt][3] = 0.0f;
-    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
-    const int row0 = q0 + warp * 16 + g;
+        for (int dt = 0; dt < D / 8; dt++) o[mt][dt][0] = o[mt][dt][1] = o[mt][dt][2] = o[mt][dt][3] = 0.0f;
+    float m[2][2] = {{-INFINITY, -INFINITY}, {-INFINITY, -INFINITY}};
+    float l[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};
+    const int row0 = wrow0 + g; /* this thread's rows: row0 + 16 mt + {0, 8} */
+    /* ldmatrix lanes: Q (A operand) rows 0-15 x chunk halves by lane / 16; K (non-trans B)
+     * rows lane % 8 + 8 (lane / 16), chunk half (lane / 8) % 2; V (trans B) rows
+     * lane % 8 + 8 ((lane / 8) % 2), chunk half lane / 16. */
+    const uint32_t q_ldsm = ldsm_base<D>(sQ, warp * 32 + (lane & 15), lane >> 4);
+    const uint32_t k_ldsm = ldsm_base<D>(sK, (lane & 7) + ((lane >> 4) << 3), (lane >> 3) & 1);
+    const uint32_t v_ldsm = ldsm_base<D>(sV, (lane & 7) + (((lane >> 3) & 1) << 3), lane >> 4);
 
     for (int kb = 0; kb < nkb; kb++) {
-        cp_async_wait<1>(); /* K(kb) */
+        const int key0 = kb * kBlockN;
+        cp_async_wait<1>(); /* Q and K(kb) */
         __syncthreads();
 
-        float s[8][4];
+        float s[2][8][4];
 #pragma unroll
-        for (int nt = 0; nt < 8; nt++) s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.0f;
+        for (int mt = 0; mt < 2; mt++)
 #pragma unroll
-        for (int ks = 0; ks < D / 16; ks++)
+            for (int nt = 0; nt < 8; nt++) s[mt][nt][0] = s[mt][nt][1] = s[mt][nt][2] = s[mt][nt][3] = 0.0f;
+#pragma unroll
+        for (int ks = 0; ks < D / 16; ks++) {
+            uint32_t qa[2][4];
+#pragma unroll
+            for (int mt = 0; mt < 2; mt++)
+                ldsm_x4((q_ldsm ^ (ks << 5)) + mt * 16 * D * 2, qa[mt]);
 #pragma unroll
             for (int np = 0; np < 4; np++) {
                 uint32_t bk[4]; /* n-tiles 2np and 2np+1, k halves 0 and 1 */
-                ldsm_x4(smem_addr(sK + swizzle<D>(np * 16 + (lane & 7) + ((lane >> 4) << 3),
-                                                  ks * 2 + ((lane >> 3) & 1))), bk);
-                mma_16816<BF16>(s[2 * np], qf[ks], bk[0], bk[1]);
-                mma_16816<BF16>(s[2 * np + 1], qf[ks], bk[2], bk[3]);
+                ldsm_x4((k_ldsm ^ (ks << 5)) + np * 16 * D * 2, bk);
+#pragma unroll
+                for (int mt = 0; mt < 2; mt++) { /* one K fragment, two MMAs */
+                    mma_16816<BF16>(s[mt][2 * np], qa[mt], bk[0], bk[1]);
+                    mma_16816<BF16>(s[mt][2 * np + 1], qa[mt], bk[2], bk[3]);
+                }
             }
+        }
         __syncthreads(); /* every warp is done with sK */
-        if (kb + 1 < nkb) load_tile<D>(sK, kbase, p.ks[1], (kb + 1) * kBlockN, p.nk);
+        if (kb + 1 < nkb) load_tile<D, kBlockN>(sK, kbase, p.ks[1], key0 + kBlockN, p.nk);
         cp_async_commit();
 
-        if (kb >= first_masked)
-            softmax_tile<D, CAUSAL, true>(s, o, m, l, p, row0, kb * kBlockN);
-        else
-            softmax_tile<D, CAUSAL, false>(s, o, m, l, p, row0, kb * kBlockN);
+        if (kb >= warp_first_masked) {
+#pragma unroll
+            for (int mt = 0; mt < 2; mt++)
+                softmax_tile<D, CAUSAL, true>(s[mt], o[mt], m[mt], l[mt], p, row0 + 16 * mt, key0);
+        } else {
+#pragma unroll
+            for (int mt = 0; mt < 2; mt++)
+                softmax_tile<D, CAUSAL, false>(s[mt], o[mt], m[mt], l[mt], p, row0 + 16 * mt, key0);
+        }
 
         cp_async_wait<1>(); /* V(kb) */
         __syncthreads();
@@ -244,21 +298,27 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_mma(const AttnParams p
         for (int kk = 0; kk < kBlockN / 16; kk++) {
             /* The C fragments of n-tiles 2kk, 2kk+1 are exactly the A fragment of P's
              * 16-key slice kk: convert in registers, no shared-memory round trip. */
-            const uint32_t pa[4] = {pack2<BF16>(s[2 * kk][0], s[2 * kk][1]),
-                                    pack2<BF16>(s[2 * kk][2], s[2 * kk][3]),
-                                    pack2<BF16>(s[2 * kk + 1][0], s[2 * kk + 1][1]),
-                                    pack2<BF16>(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+            uint32_t pa[2][4];
+#pragma unroll
+            for (int mt = 0; mt < 2; mt++) {
+                pa[mt][0] = pack2<BF16>(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+                pa[mt][1] = pack2<BF16>(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+                pa[mt][2] = pack2<BF16>(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+                pa[mt][3] = pack2<BF16>(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+            }
 #pragma unroll
             for (int dp = 0; dp < D / 16; dp++) {
                 uint32_t bv[4]; /* d-tiles 2dp and 2dp+1, key halves 0 and 1 */
-                ldsm_x4_trans(smem_addr(sV + swizzle<D>(kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3),
-                                                        dp * 2 + (lane >> 4))), bv);
-                mma_16816<BF16>(o[2 * dp], pa, bv[0], bv[1]);
-                mma_16816<BF16>(o[2 * dp + 1], pa, bv[2], bv[3]);
+                ldsm_x4_trans((v_ldsm ^ (dp << 5)) + kk * 16 * D * 2, bv);
+#pragma unroll
+                for (int mt = 0; mt < 2; mt++) { /* one V fragment, two MMAs */
+                    mma_16816<BF16>(o[mt][2 * dp], pa[mt], bv[0], bv[1]);
+                    mma_16816<BF16>(o[mt][2 * dp + 1], pa[mt], bv[2], bv[3]);
+                }
             }
         }
         __syncthreads(); /* every warp is done with sV */
-        if (kb + 1 < nkb) load_tile<D>(sV, vbase, p.vs[1], (kb + 1) * kBlockN, p.nk);
+        if (kb + 1 < nkb) load_tile<D, kBlockN>(sV, vbase, p.vs[1], key0 + kBlockN, p.nk);
         cp_async_commit();
     }
     cp_async_wait<0>();
@@ -266,23 +326,25 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_mma(const AttnParams p
     /* Epilogue: finish the row sums across the quad, normalise, store. */
     uint16_t *obase = p.o + b * p.os[0] + h * p.os[2];
 #pragma unroll
-    for (int hh = 0; hh < 2; hh++) {
-        float sum = l[hh];
-        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-        const int row = row0 + hh * 8;
-        const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
-        if (row < p.nq) {
-            uint16_t *orow = obase + (int64_t)row * p.os[1] + 2 * t4;
+    for (int mt = 0; mt < 2; mt++)
 #pragma unroll
-            for (int dt = 0; dt < D / 8; dt++)
-                *reinterpret_cast<uint32_t *>(orow + dt * 8) =
-                    pack2<BF16>(o[dt][2 * hh] * inv, o[dt][2 * hh + 1] * inv);
-            if (p.lse && t4 == 0)
-                p.lse[((int64_t)b * p.hq + h) * p.nq + row] =
-                    sum > 0.0f ? (m[hh] + log2f(sum)) * 0.69314718055994531f : -INFINITY;
+        for (int hh = 0; hh < 2; hh++) {
+            float sum = l[mt][hh];
+            sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+            sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+            const int row = row0 + 16 * mt + 8 * hh;
+            const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+            if (row < p.nq) {
+                uint16_t *orow = obase + (int64_t)row * p.os[1] + 2 * t4;
+#pragma unroll
+                for (int dt = 0; dt < D / 8; dt++)
+                    *reinterpret_cast<uint32_t *>(orow + dt * 8) =
+                        pack2<BF16>(o[mt][dt][2 * hh] * inv, o[mt][dt][2 * hh + 1] * inv);
+                if (p.lse && t4 == 0)
+                    p.lse[((int64_t)b * p.hq + h) * p.nq + row] =
+                        sum > 0.0f ? (m[mt][hh] + log2f(sum)) * 0.69314718055994531f : -INFINITY;
+            }
         }
-    }
 }
 
 /* ------------------------------------------------------------ the reference kernel */
@@ -392,11 +454,22 @@ tetra_status launch_reference(tetra_context *ctx, const tetra_attention_args *a)
 
 template <int D, bool BF16, bool CAUSAL>
 tetra_status launch_mma_config(tetra_context *ctx, const AttnParams &p, int64_t ctas) {
-    constexpr size_t smem = (size_t)(kBlockM + 2 * kBlockN) * D * sizeof(uint16_t);
-    /* 48 KB at D=128: inside the default dynamic shared-memory limit (no opt-in call on
-     * the launch path) and 2 CTAs per SM even under sm_120's 99 KB. */
-    static_assert(smem <= 48 * 1024, "a larger tile needs cudaFuncAttributeMaxDynamicSharedMemorySize");
-    attention_fwd_mma<D, BF16, CAUSAL><<<(unsigned)ctas, kThreads, smem, (cudaStream_t)ctx->stream>>>(p);
+    constexpr int smem = (kBlockM + 2 * kBlockN) * D * (int)sizeof(uint16_t) + kSmemAlign;
+    /* 64 KB at D=128 (Q 32 + K 16 + V 16): within sm_120's 99 KB per block; on the H200
+     * (227 KB) the 255-register threads, not shared memory, limit it to 2 CTAs per SM. */
+    static_assert(smem <= 99 * 1024, "path 2 must fit sm_120's 99 KB of shared memory per block");
+    const auto kernel = attention_fwd_mma<D, BF16, CAUSAL>;
+    if (smem > 48 * 1024) {
+        /* The opt-in above 48 KB is a driver call per function and device: do it once per
+         * device (bit d of `ready`; devices >= 64 are set every call). */
+        static std::atomic<unsigned long long> ready{0};
+        const unsigned long long bit = ctx->device >= 0 && ctx->device < 64 ? 1ull << ctx->device : 0;
+        if (!bit || !(ready.load(std::memory_order_relaxed) & bit)) {
+            TETRA_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+            ready.fetch_or(bit, std::memory_order_relaxed);
+        }
+    }
+    kernel<<<(unsigned)ctas, kThreads, smem, (cudaStream_t)ctx->stream>>>(p);
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
 }
