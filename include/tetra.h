@@ -167,7 +167,8 @@ typedef struct tetra_context tetra_context;
 
 /* Create a context on CUDA device `device` (-1: the current device). Returns
  * TETRA_ERR_NO_DEVICE when no CUDA device is visible. The context owns a workspace
- * that grows on demand; set_workspace replaces it with caller memory. */
+ * that grows on demand; set_workspace replaces it with caller memory (W4A4's staging
+ * buffer, see tetra_gemm, stays context-owned). */
 tetra_status tetra_context_create(tetra_context **ctx, int device);
 tetra_status tetra_context_destroy(tetra_context *ctx);
 /* stream is a cudaStream_t (NULL: the legacy default stream). */
@@ -242,7 +243,10 @@ tetra_gemm_options tetra_gemm_options_default(void);
 
 /* D[M,N] = alpha * gA * gB * A[M,K] * B[N,K]^T (+ bias[N]), batched over L.
  * B: NVFP4 weights. A: NVFP4 (W4A4) or BF16/FP16 (W4A16). D: FP32/FP16/BF16.
- * opts may be NULL (defaults). Asynchronous on the context's stream. */
+ * opts may be NULL (defaults). Asynchronous on the context's stream.
+ * W4A4 on the Hopper wgmma path first dequantizes A (exactly) into a BF16 staging buffer
+ * the context owns (M*K*L*2 bytes, grown on demand, freed with the context); an A whose
+ * global scale is a device pointer goes to the mma.sync path instead. */
 tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_matrix *b,
                         tetra_matrix *d, const tetra_gemm_options *opts);
 

@@ -55,12 +55,13 @@ static double gate_slack(tetra_dtype d, int64_t k) {
 }
 
 /* Whether `path` must take case c (else TETRA_ERR_UNSUPPORTED is a documented refusal).
- * mma.sync takes every case here. wgmma (gemm_sm90.cu) takes W4A16 with K % 32 == 0 (its
- * TMA copies of B's packed rows need 16-byte row strides: ld and batch stride multiples
- * of 32 elements, which these cases have whenever K is). */
+ * mma.sync takes every case here. wgmma (gemm_sm90.cu) takes K % 32 == 0 (its TMA copies
+ * of B's packed rows need 16-byte row strides: ld and batch stride multiples of 32
+ * elements, which these cases have whenever K is), W4A16, and W4A4 through the BF16
+ * staging of A (gemm_api.c) unless A's global scale is a device pointer. */
 static int path_must_take(tetra_gemm_path path, const gcase *c) {
     if (path != TETRA_PATH_WGMMA) return 1;
-    return c->a_dtype != TETRA_DTYPE_NVFP4 && c->k % 32 == 0;
+    return c->k % 32 == 0 && !(c->a_dtype == TETRA_DTYPE_NVFP4 && c->dev_gscale);
 }
 
 static size_t dsize(tetra_dtype d) { return d == TETRA_DTYPE_FP32 ? 4 : 2; }
@@ -474,7 +475,9 @@ static int build_cases(gcase *cs) {
         {1000, 17, 16},   {100, 100, 4096},
         /* wgmma configurations (gemm_sm90.cu choose_config): BM = 64 with split-K (8, 4),
          * BM = 128 with split-K (BF16 and FP16 A) */
-        {64, 520, 2048},  {1, 300, 1024},  {1000, 512, 1024}, {128, 200, 4096}};
+        {64, 520, 2048},  {1, 300, 1024},  {1000, 512, 1024}, {128, 200, 4096},
+        /* [17]: W4A4 with L = 3 and a host global scale: wgmma through the staging of A */
+        {96, 264, 640},   {257, 300, 2048}};
     static const tetra_dtype at[3] = {TETRA_DTYPE_BF16, TETRA_DTYPE_FP16, TETRA_DTYPE_NVFP4};
     static const tetra_dtype dt[3] = {TETRA_DTYPE_BF16, TETRA_DTYPE_FP16, TETRA_DTYPE_FP32};
     int n = 0;
@@ -572,6 +575,8 @@ int main(void) {
         static const int pins[][2] = {{64, 1}, {64, 3}, {64, 16}, {128, 1}, {128, 2}, {128, 16}};
         for (size_t i = 0; i < sizeof pins / sizeof pins[0]; i++)
             pinned_case(ctx, TETRA_PATH_WGMMA, 200, 520, 2048, TETRA_DTYPE_BF16, pins[i][0], pins[i][1]);
+        /* W4A4 through the staging of A, with a split */
+        pinned_case(ctx, TETRA_PATH_WGMMA, 200, 520, 2048, TETRA_DTYPE_NVFP4, 64, 3);
         pinned_case(ctx, TETRA_PATH_MMA_SYNC, 200, 520, 2048, TETRA_DTYPE_BF16, 128, 1);
         /* the GEMV's split-K counts (K = 2048: at most 4 splits of 4 segments) */
         for (int s = 1; s <= 4; s *= 2) pinned_case(ctx, TETRA_PATH_GEMV, 8, 520, 2048, TETRA_DTYPE_BF16, 0, s);

@@ -1,7 +1,7 @@
 /* gemm_api.c - tetra_gemm: validate, resolve descriptors, dispatch to a kernel family.
  *
  * Dispatch (TETRA_PATH_AUTO): M <= 16 -> GEMV kernels; otherwise the Hopper wgmma GEMM
- * on sm_90, the portable mma.sync GEMM elsewhere. Batch-invariant products skip the GEMV
+ * on sm_90 (W4A4 through a BF16 staging pass of A), the portable mma.sync GEMM elsewhere. Batch-invariant products skip the GEMV
  * (its use depends on M) and the launchers then choose a configuration without split-K.
  * Where the context has a dispatch table (tetra tune; docs/tuning.md), its nearest entry's
  * path and configuration are tried first, and the heuristics take over if that path
@@ -24,6 +24,44 @@ tetra_gemm_options tetra_gemm_options_default(void) {
     o.tile_m = 0;
     o.splits = 0;
     return o;
+}
+
+/* The wgmma GEMM reads BF16/FP16 activations. W4A4 goes there through a staging pass:
+ * A is dequantized without its global scale into the context's staging buffer (E2M1 x
+ * UE4M3 is exact in BF16, so the product is the W4A4 product) and A's host global scale
+ * is already in alpha. A device global scale for A stays on the kernels that apply one
+ * (the mma.sync GEMM): the wgmma epilogue has B's only. Checks made here avoid a wasted
+ * staging pass where the kernel would refuse the problem anyway. */
+static tetra_status launch_wgmma(const tetra_gemm_problem *p) {
+    tetra_gemm_problem q = *p;
+    tetra_convert_problem c;
+    tetra_status st;
+    void *stage;
+    if (p->a.dtype != TETRA_DTYPE_NVFP4) return tetra_launch_gemm_wgmma(p);
+    if (p->ctx->sm_major != 9 || p->k % 32)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: NVFP4 A needs an sm_90 device and K %% 32 == 0");
+    if (p->a.gscale_dev)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "wgmma GEMM: an NVFP4 A with a device global scale goes to the mma.sync kernel");
+    st = tetra_context_stage(p->ctx, (size_t)(p->m * p->k * p->batch) * 2, &stage);
+    if (st != TETRA_OK) return st;
+    c.rows = p->m;
+    c.cols = p->k;
+    c.batch = p->batch;
+    c.src = p->a;
+    c.src.gscale = 1.0f;
+    c.dst = p->a;
+    c.dst.dtype = TETRA_DTYPE_BF16;
+    c.dst.data = stage;
+    c.dst.ld = p->k;
+    c.dst.batch_stride = p->m * p->k;
+    c.dst.scales = NULL;
+    c.dst.gscale_dev = NULL;
+    c.mode = TETRA_GLOBAL_SCALE_SUPPLIED;
+    c.ctx = p->ctx;
+    if ((st = tetra_launch_dequantize(&c)) != TETRA_OK) return st;
+    q.a = c.dst;
+    return tetra_launch_gemm_wgmma(&q);
 }
 
 static tetra_status check_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_matrix *b,
@@ -119,7 +157,7 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
         return tetra_launch_gemm_reference(&p);
     case TETRA_PATH_GEMV: return tetra_launch_gemv(&p);
     case TETRA_PATH_MMA_SYNC: return tetra_launch_gemm_mma(&p);
-    case TETRA_PATH_WGMMA: return tetra_launch_gemm_wgmma(&p);
+    case TETRA_PATH_WGMMA: return launch_wgmma(&p);
     default: break;
     }
     if (ctx->dispatch && !p.batch_invariant) {
@@ -130,7 +168,7 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
             p.splits = e->splits;
             st = e->path == TETRA_PATH_GEMV          ? tetra_launch_gemv(&p)
                  : e->path == TETRA_PATH_MMA_SYNC    ? tetra_launch_gemm_mma(&p)
-                 : e->path == TETRA_PATH_WGMMA       ? tetra_launch_gemm_wgmma(&p)
+                 : e->path == TETRA_PATH_WGMMA       ? launch_wgmma(&p)
                                                      : TETRA_ERR_UNSUPPORTED;
             if (st != TETRA_ERR_UNSUPPORTED) return st;
             p.tile_m = p.splits = 0;
@@ -142,7 +180,7 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
         if (st != TETRA_ERR_UNSUPPORTED) return st;
     }
     if (ctx->sm_major == 9) {
-        st = tetra_launch_gemm_wgmma(&p);
+        st = launch_wgmma(&p);
         if (st != TETRA_ERR_UNSUPPORTED) return st;
     }
     st = tetra_launch_gemm_mma(&p);

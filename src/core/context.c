@@ -79,6 +79,7 @@ tetra_status tetra_context_create(tetra_context **out, int device) {
 tetra_status tetra_context_destroy(tetra_context *ctx) {
     if (!ctx) return TETRA_OK;
     if (ctx->owns_workspace && ctx->workspace) cudaFree(ctx->workspace);
+    if (ctx->stage) cudaFree(ctx->stage);
     tetra_dispatch_free(ctx->dispatch);
     free(ctx->dispatch);
     free(ctx);
@@ -171,5 +172,22 @@ tetra_status tetra_context_workspace(tetra_context *ctx, size_t bytes, void **pt
     ctx->workspace_bytes = bytes;
     ctx->owns_workspace = 1;
     *ptr = ctx->workspace;
+    return TETRA_OK;
+}
+
+tetra_status tetra_context_stage(tetra_context *ctx, size_t bytes, void **ptr) {
+    cudaError_t err;
+    if (bytes > ctx->stage_bytes) {
+        if (ctx->stage) {
+            /* the old buffer may still be read by queued work on this stream */
+            cudaStreamSynchronize((cudaStream_t)ctx->stream);
+            cudaFree(ctx->stage);
+            ctx->stage = NULL;
+            ctx->stage_bytes = 0;
+        }
+        if ((err = cudaMalloc(&ctx->stage, bytes)) != cudaSuccess) return cuda_fail(err, "staging buffer cudaMalloc");
+        ctx->stage_bytes = bytes;
+    }
+    *ptr = ctx->stage;
     return TETRA_OK;
 }

@@ -29,6 +29,8 @@ struct tetra_context {
     void *workspace;
     size_t workspace_bytes;
     int owns_workspace;
+    void *stage; /* NVFP4 activations staged as BF16 for the wgmma GEMM (gemm_api.c) */
+    size_t stage_bytes;
     int sm_major, sm_minor, sms;
     size_t l2_bytes;
     char device_name[256];
@@ -37,6 +39,9 @@ struct tetra_context {
 
 /* Grow (or check) the context workspace to at least `bytes`. */
 tetra_status tetra_context_workspace(tetra_context *ctx, size_t bytes, void **ptr);
+
+/* Grow the context's staging buffer (always context-owned) to at least `bytes`. */
+tetra_status tetra_context_stage(tetra_context *ctx, size_t bytes, void **ptr);
 
 /* Resolved defaults of a tetra_matrix (0 fields replaced by their meaning). */
 int64_t tetra_matrix_ld(const tetra_matrix *m);
