@@ -25,7 +25,9 @@ static const tune_config k_configs[] = {
     {TETRA_PATH_MMA_SYNC, 0, 0}, {TETRA_PATH_WGMMA, 64, 1},  {TETRA_PATH_WGMMA, 64, 2},
     {TETRA_PATH_WGMMA, 64, 4},  {TETRA_PATH_WGMMA, 64, 8},  {TETRA_PATH_WGMMA, 64, 16},
     {TETRA_PATH_WGMMA, 128, 1}, {TETRA_PATH_WGMMA, 128, 2}, {TETRA_PATH_WGMMA, 128, 4},
-    {TETRA_PATH_WGMMA, 128, 8}, {TETRA_PATH_WGMMA, 128, 16},
+    {TETRA_PATH_WGMMA, 128, 8}, {TETRA_PATH_WGMMA, 128, 16}, {TETRA_PATH_WGMMA, 256, 1},
+    {TETRA_PATH_WGMMA, 256, 2}, {TETRA_PATH_WGMMA, 256, 4}, {TETRA_PATH_WGMMA, 256, 8},
+    {TETRA_PATH_WGMMA, 256, 16},
 };
 #define NCONF ((int)(sizeof k_configs / sizeof k_configs[0]))
 
