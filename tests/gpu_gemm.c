@@ -382,6 +382,16 @@ static void pinned_case(tetra_context *ctx, tetra_gemm_path path, int64_t M, int
         }
         CHECK_MSG(st == TETRA_OK, "%s", tetra_last_error());
         tu_dev_download(&dout, hout, bytes);
+        if (tile_m || splits) { /* a pinned configuration repeats bit for bit */
+            void *again = malloc(bytes);
+            o.tile_m = tile_m;
+            o.splits = splits;
+            CHECK_MSG(tetra_gemm(ctx, &A.g, &B.g, &gout, &o) == TETRA_OK, "%s", tetra_last_error());
+            o.tile_m = o.splits = 0;
+            tu_dev_download(&dout, again, bytes);
+            CHECK_MSG(memcmp(again, hout, bytes) == 0, "pinned tile_m %d splits %d: repeat differs", tile_m, splits);
+            free(again);
+        }
         CHECK(tu_dev_check_guards(&dout, "large d"));
         tu_dev_free(&dout);
         s = tetra_err_compare(ref, hout, (int)outs[t], M * N, 0);
@@ -474,7 +484,7 @@ static int build_cases(gcase *cs) {
         {1000, 255, 4112}, {1000, 1000, 64}, {129, 129, 4096}, {17, 1000, 4112}, {255, 129, 48},
         {1000, 17, 16},   {100, 100, 4096},
         /* wgmma configurations (gemm_sm90.cu choose_config): BM = 64 with split-K (8, 4),
-         * BM = 128 with split-K (BF16 and FP16 A) */
+         * BM = 256 (M >= 256) with split-K 4, BM = 128 with split-K 16 */
         {64, 520, 2048},  {1, 300, 1024},  {1000, 512, 1024}, {128, 200, 4096},
         /* [17]: W4A4 with L = 3 and a host global scale: wgmma through the staging of A */
         {96, 264, 640},   {257, 300, 2048}};
@@ -570,13 +580,18 @@ int main(void) {
     }
 
     /* every configuration the wgmma launcher can pick, pinned, against the GPU reference:
-     * both tiles, no split, odd and maximal splits; then the mma.sync's one configuration */
+     * all three tiles, no split, odd and maximal splits; then the mma.sync's one configuration */
     {
-        static const int pins[][2] = {{64, 1}, {64, 3}, {64, 16}, {128, 1}, {128, 2}, {128, 16}};
+        static const int pins[][2] = {{64, 1},   {64, 3},  {64, 16},  {128, 1},
+                                      {128, 2},  {128, 16}, {256, 1}, {256, 2}, {256, 16}};
         for (size_t i = 0; i < sizeof pins / sizeof pins[0]; i++)
             pinned_case(ctx, TETRA_PATH_WGMMA, 200, 520, 2048, TETRA_DTYPE_BF16, pins[i][0], pins[i][1]);
         /* W4A4 through the staging of A, with a split */
         pinned_case(ctx, TETRA_PATH_WGMMA, 200, 520, 2048, TETRA_DTYPE_NVFP4, 64, 3);
+        /* the 256 x 128 tile over several M tiles with tails in M, N (not a multiple of 128)
+         * and K (a multiple of 32, not of 64), FP16 A, unsplit and split */
+        pinned_case(ctx, TETRA_PATH_WGMMA, 600, 392, 2080, TETRA_DTYPE_FP16, 256, 1);
+        pinned_case(ctx, TETRA_PATH_WGMMA, 600, 392, 2080, TETRA_DTYPE_BF16, 256, 3);
         pinned_case(ctx, TETRA_PATH_MMA_SYNC, 200, 520, 2048, TETRA_DTYPE_BF16, 128, 1);
         /* the GEMV's split-K counts (K = 2048: at most 4 splits of 4 segments) */
         for (int s = 1; s <= 4; s *= 2) pinned_case(ctx, TETRA_PATH_GEMV, 8, 520, 2048, TETRA_DTYPE_BF16, 0, s);

@@ -3,14 +3,16 @@
  * B NVFP4 (the weights), A BF16/FP16 (W4A16), batched over L with grid z. Design and
  * numbers: docs/notes/gemm-sm90.md.
  *
- *   - CTA tile BM (M) x 256 (N) x 64 (K), BM = 128 or 64; 384 threads = 3 warpgroups.
+ *   - CTA tile BM (M) x BN (N) x 64 (K): 64 x 256, 128 x 256 or 256 x 128; 384 threads =
+ *     3 warpgroups.
  *     Warpgroup 2 is the producer (setmaxnreg.dec; two warps work): warp 0 TMA-loads the
- *     A tiles (128B-swizzled BF16/FP16) into one ring, warp 1 the raw packed bytes of 256
+ *     A tiles (128B-swizzled BF16/FP16) into one ring, warp 1 the raw packed bytes of BN
  *     B rows and B's block scales (cp.async.bulk of whole 128x4 blocks for aligned
  *     swizzled scales, else 4-byte cp.asyncs) into another, each ring guarded by its own
  *     full/empty mbarriers; raw stages are freed as soon as they are dequantized.
  *   - Warpgroups 0 and 1 are consumers (setmaxnreg.inc): BM = 128, 64 rows x 256 columns
- *     each (m64n256k16); BM = 64, the same 64 rows x 128 columns each (m64n128k16). They
+ *     each (m64n256k16); BM = 64, the same 64 rows x 128 columns each (m64n128k16); BM =
+ *     256, 128 rows x 128 columns each (2 x m64n128k16: half the dequantization per FLOP). They
  *     dequantize raw stages into a ring of 3 swizzled 16-bit B tiles (e2m1 * ue4m3 * 2^-7 is
  *     exact in BF16 and FP16; the epilogue takes the 2^-7 back), handed to the async proxy with tfull/tempty mbarriers, and keep
  *     one wgmma group in flight across K-tiles (wait_group 1).
@@ -21,7 +23,8 @@
  *   - Epilogue: alpha and the device global scale in FP32, bias, one rounding, guarded
  *     stores.
  * Takes (else TETRA_ERR_UNSUPPORTED, the mma.sync kernel takes the problem): an sm_90
- * device and a binary with sm_90a code; A BF16/FP16 (W4A4 is not done here yet), 16-byte
+ * device and a binary with sm_90a code; A BF16/FP16 (W4A4 arrives here as A staged in
+ * BF16 by gemm_api.c), 16-byte
  * aligned, ld and batch stride multiples of 8 elements; B data 16-byte aligned, ld and
  * batch stride multiples of 32 elements (TMA needs 16-byte global strides); any M, N;
  * any K that is a multiple of 16 and of 32 (the tails of the last K-tile, rows past M
@@ -44,19 +47,21 @@
 
 namespace {
 
-/* Configuration. BM = 128: each consumer warpgroup owns 64 rows x 256 columns (m64n256k16);
- * BM = 64: both consumer warpgroups share the 64 rows, each owning 128 columns (m64n128k16),
- * which doubles the CTAs for M <= 64. The raw ring is deeper for BM = 64 (small M is
- * bound by the weight stream, so more bytes in flight pay). */
+/* Configuration (CTA tile BM rows of A/D x BN rows of B/columns of D):
+ *   BM = 128, BN = 256: each consumer warpgroup owns 64 rows x 256 columns (m64n256k16);
+ *   BM = 64, BN = 256: both consumer warpgroups share the 64 rows, each owning 128 columns
+ *     (m64n128k16), which doubles the CTAs for M <= 64;
+ *   BM = 256, BN = 128: each consumer warpgroup owns 128 rows x 128 columns (2 x m64n128k16
+ *     per k16 step). Same accumulators per thread and tensor work per K-tile as BM = 128,
+ *     but each dequantized weight element feeds 256 rows instead of 128: half the
+ *     dequantization per FLOP (docs/notes/gemm-sm90.md, "v5").
+ * The raw ring is deeper for BM = 64 (small M is bound by the weight stream, so more
+ * bytes in flight pay) and for BM = 256 (its raw stages are half the size). */
 enum {
-    W_BN = 256, /* rows of B (N) per CTA */
     W_BK = 64,  /* K per stage: one 128-byte swizzle row of 16-bit elements */
     W_TILES = 3, /* dequantized B tiles: one in the tensor cores, one waiting, one being written */
     W_THREADS = 384,
     W_CONSUMERS = 256,
-    BT_TILE_BYTES = W_BN * W_BK * 2, /* 32 KiB dequantized B tile */
-    BRAW_BYTES = W_BN * W_BK / 2,    /* 8 KiB packed B */
-    BSC_BYTES = W_BN * (W_BK / 16),  /* 1 KiB block scales, [row][4] */
     SPLIT_MAX = 16
 };
 /* Two load rings: A tiles (SA stages, released when the wgmma that read them completes)
@@ -67,11 +72,17 @@ enum {
 template <int BM> struct cfg {
     /* an enum, not static constexpr members: the non-sm_90a passes use only some of them */
     enum {
-        SA = BM == 64 ? 6 : 5,
-        SR = BM == 64 ? 8 : 5,
+        BN = BM == 256 ? 128 : 256, /* rows of B (N) per CTA */
+        SA = BM == 64 ? 6 : BM == 128 ? 5 : 4,
+        SR = BM == 128 ? 5 : 8,
         A_TILE_BYTES = BM * W_BK * 2,
-        WN = BM == 128 ? 256 : 128, /* columns per consumer warpgroup */
-        NACC = WN / 2,              /* FP32 accumulators per thread */
+        BT_TILE_BYTES = BN * W_BK * 2, /* dequantized B tile: 32 KiB (BN 256), 16 KiB (BN 128) */
+        BRAW_BYTES = BN * W_BK / 2,    /* packed B */
+        BSC_BYTES = BN * (W_BK / 16),  /* block scales, [row][4] */
+        WM = BM == 256 ? 128 : 64,     /* rows per consumer warpgroup */
+        MB = WM / 64,                  /* m64 row blocks per consumer warpgroup */
+        WN = BM == 128 ? 256 : 128,    /* columns per consumer warpgroup */
+        NACC = MB * WN / 2,            /* FP32 accumulators per thread */
         OFF_A = 0,
         OFF_BT = OFF_A + SA * A_TILE_BYTES,
         OFF_BRAW = OFF_BT + W_TILES * BT_TILE_BYTES,
@@ -80,7 +91,9 @@ template <int BM> struct cfg {
         SMEM_BYTES = OFF_BAR + (2 * SA + 2 * SR + 2 * W_TILES) * 8 + 1024 /* + alignment slack */
     };
 };
-static_assert(cfg<128>::SMEM_BYTES <= 227 * 1024 && cfg<64>::SMEM_BYTES <= 227 * 1024, "shared memory");
+static_assert(cfg<128>::SMEM_BYTES <= 227 * 1024 && cfg<64>::SMEM_BYTES <= 227 * 1024 &&
+                  cfg<256>::SMEM_BYTES <= 227 * 1024,
+              "shared memory");
 
 struct sm90_params {
     int m, n, k, ktiles;
@@ -177,6 +190,13 @@ __device__ __forceinline__ uint64_t smem_desc(const void *p) {
     uint64_t a = smem_u32(p);
     return ((a & 0x3FFFFull) >> 4) | (1ull << 16) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 62);
 }
+/* The descriptor of a tile `bytes` (a multiple of 16) past the one of `d`: the start
+ * address field (bits 0-13, address / 16) gets bytes / 16 added. Shared addresses stay
+ * below 2^18, so the field cannot carry into bit 14, and the high word is constant. This
+ * spares per-wgmma address masking (SASS: ~4 integer ops per descriptor in the loop). */
+__device__ __forceinline__ uint64_t desc_add(uint64_t d, uint32_t bytes) {
+    return ((uint64_t)(1024 >> 4) << 32 | (1ull << 62)) | (uint32_t)((uint32_t)d + (bytes >> 4));
+}
 
 /* The 128 FP32 accumulator registers of one m64n256k16 wgmma, written once for both input
  * types (the instruction strings differ only in the type suffix). */
@@ -237,10 +257,10 @@ template <> __device__ __forceinline__ void wgmma_m64n128k16<true>(float d[64], 
 template <> __device__ __forceinline__ void wgmma_m64n128k16<false>(float d[64], uint64_t desc_a, uint64_t desc_b) {
     TETRA_WGMMA_M64N128K16("f16");
 }
-/* One k16 step of a consumer warpgroup: 64 rows x NACC*2 columns. */
-template <bool IS_BF16, int NACC>
+/* One k16 step of one m64 row block: 64 rows x WN columns. */
+template <bool IS_BF16, int WN>
 __device__ __forceinline__ void wgmma_k16(float *d, uint64_t desc_a, uint64_t desc_b) {
-    if (NACC == 128) wgmma_m64n256k16<IS_BF16>(d, desc_a, desc_b);
+    if (WN == 256) wgmma_m64n256k16<IS_BF16>(d, desc_a, desc_b);
     else wgmma_m64n128k16<IS_BF16>(d, desc_a, desc_b);
 }
 
@@ -319,17 +339,17 @@ __device__ __forceinline__ void sts128(uint32_t a, uint32_t x, uint32_t y, uint3
     asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"r"(a), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
 }
 
-/* Dequantize one raw stage (256 rows x 32 packed bytes, scales [row][4]) into a
- * swizzled 256x64 16-bit tile, by the 256 consumer threads. Thread t does rows
- * t/2 + 128u (u = 0, 1), elements 32*(t%2) .. +32 of each: 16 raw bytes, 2
+/* Dequantize one raw stage (ROWS = 256 or 128 rows x 32 packed bytes, scales [row][4])
+ * into a swizzled ROWSx64 16-bit tile, by the 256 consumer threads. Thread t does rows
+ * t/2 + 128u (u < ROWS/128), elements 32*(t%2) .. +32 of each: 16 raw bytes, 2
  * scales, four 16-byte stores per row. Raw reads and tile stores are bank-conflict free
  * (8 threads of a phase: 4 rows x 2 halves, distinct 16-byte bank groups); the bulk
  * layout's 2-byte scale reads hit banks 4*(r%8) (a 2-way conflict on one small load). */
-template <bool IS_BF16>
+template <bool IS_BF16, int ROWS>
 __device__ __forceinline__ void dequant_b_tile(uint32_t tile, uint32_t raw, uint32_t sc, int t, int sc_swizzled) {
     const int h = t & 1;
 #pragma unroll
-    for (int u = 0; u < 2; u++) {
+    for (int u = 0; u < ROWS / 128; u++) {
         const int r = (t >> 1) + 128 * u;
         const uint4 v = lds128(raw + r * 32 + h * 16);
         /* the row's 4 scales: [row][4], or the 128x4 block layout of a bulk-copied stage */
@@ -410,7 +430,7 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
     uint64_t *afull = (uint64_t *)(smem + C::OFF_BAR), *aempty = afull + C::SA;
     uint64_t *rfull = aempty + C::SA, *rempty = rfull + C::SR;
     uint64_t *tfull = rempty + C::SR, *tempty = tfull + W_TILES;
-    const int n0 = blockIdx.x * W_BN, m0 = blockIdx.y * BM;
+    const int n0 = blockIdx.x * C::BN, m0 = blockIdx.y * BM;
     const int l = (int)(blockIdx.z % (unsigned)p.batch), split = (int)(blockIdx.z / (unsigned)p.batch);
     const int kt0 = (int)((int64_t)split * p.ktiles / p.splits);
     const int nk = (int)((int64_t)(split + 1) * p.ktiles / p.splits) - kt0;
@@ -461,19 +481,19 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
             if (lane == 0) {
                 /* bulk scales: 128-row blocks past the padded rows do not exist; their
                  * smem rows (>= N) only feed outputs that are never stored */
-                const int nblk = p.scale_bulk ? min(2, (p.n + 127) / 128 - n0 / 128) : 0;
-                mbar_arrive_expect_tx(full, BRAW_BYTES + 512 * nblk);
-                tma_load_3d(smem + C::OFF_BRAW + s * BRAW_BYTES, &tm_b, kt * (W_BK / 2), n0, l, full);
+                const int nblk = p.scale_bulk ? min(C::BN / 128, (p.n + 127) / 128 - n0 / 128) : 0;
+                mbar_arrive_expect_tx(full, C::BRAW_BYTES + 512 * nblk);
+                tma_load_3d(smem + C::OFF_BRAW + s * C::BRAW_BYTES, &tm_b, kt * (W_BK / 2), n0, l, full);
                 for (int b = 0; b < nblk; b++)
-                    bulk_load(smem + C::OFF_BSC + s * BSC_BYTES + 512 * b,
+                    bulk_load(smem + C::OFF_BSC + s * C::BSC_BYTES + 512 * b,
                               sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, full);
             }
             if (p.scale_bulk) { mbar_arrive(full); continue; }
             if (diag >= 3) { mbar_arrive(full); continue; }
-            /* the 4 block scales of each of the 256 rows -> sc_s[r*4 .. +3], zero past N, K */
-            uint8_t *dst = smem + C::OFF_BSC + s * BSC_BYTES;
+            /* the 4 block scales of each of the BN rows -> sc_s[r*4 .. +3], zero past N, K */
+            uint8_t *dst = smem + C::OFF_BSC + s * C::BSC_BYTES;
             const int kb0 = kt * (W_BK / 16);
-            for (int i2 = 0; i2 < W_BN / 32; i2++) {
+            for (int i2 = 0; i2 < C::BN / 32; i2++) {
                 const int r = lane + 32 * i2, gr = n0 + r;
                 const int nvalid = gr < p.n ? min(4, p.nkb - kb0) : 0;
                 const int64_t off = p.swizzled ? tetra_swizzled_offset(gr, kb0, p.nkb)
@@ -498,7 +518,7 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
 
     /* ---- consumers: warpgroups 0 and 1 */
     asm volatile("setmaxnreg.inc.sync.aligned.u32 224;\n");
-    const int row0 = BM == 128 ? 64 * wg : 0, col0 = BM == 128 ? 0 : 128 * wg;
+    const int row0 = BM == 64 ? 0 : C::WM * wg, col0 = BM == 64 ? 128 * wg : 0;
     float acc[C::NACC];
 #pragma unroll
     for (int i = 0; i < C::NACC; i++) acc[i] = 0.0f;
@@ -510,9 +530,9 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
         mbar_wait(&rfull[s], (i / C::SR) & 1);
         if (i >= W_TILES) mbar_wait(&tempty[j], ((i / W_TILES) - 1) & 1); /* read by K-tile i-3 */
         if (diag != 1 && diag != 4)
-            dequant_b_tile<IS_BF16>(smem_u32(smem + C::OFF_BT + j * BT_TILE_BYTES),
-                                    smem_u32(smem + C::OFF_BRAW + s * BRAW_BYTES),
-                                    smem_u32(smem + C::OFF_BSC + s * BSC_BYTES), t, p.scale_bulk);
+            dequant_b_tile<IS_BF16, C::BN>(smem_u32(smem + C::OFF_BT + j * C::BT_TILE_BYTES),
+                                           smem_u32(smem + C::OFF_BRAW + s * C::BRAW_BYTES),
+                                           smem_u32(smem + C::OFF_BSC + s * C::BSC_BYTES), t, p.scale_bulk);
         /* this thread's raw/scale reads have returned (their values are stored): the
          * raw producer may refill the stage */
         mbar_arrive(&rempty[s]);
@@ -522,15 +542,18 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
     if (nk > 0) transform(0);
     for (int i = 0; i < nk; i++) {
         const int s = i % C::SA, j = i % W_TILES;
-        const uint8_t *ta = smem + C::OFF_A + s * C::A_TILE_BYTES + row0 * 128;
-        const uint8_t *tb = smem + C::OFF_BT + j * BT_TILE_BYTES + col0 * 128;
+        const uint64_t da = smem_desc(smem + C::OFF_A + s * C::A_TILE_BYTES + row0 * 128);
+        const uint64_t db = smem_desc(smem + C::OFF_BT + j * C::BT_TILE_BYTES + col0 * 128);
         mbar_wait(&afull[s], (i / C::SA) & 1);
         mbar_wait(&tfull[j], (i / W_TILES) & 1);
         acc_fence<C::NACC>(acc);
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < W_BK / 16; ks++)
-            wgmma_k16<IS_BF16, C::NACC>(acc, smem_desc(ta + ks * 32), smem_desc(tb + ks * 32));
+#pragma unroll
+            for (int mb = 0; mb < C::MB; mb++) /* row block mb: rows 64*mb.., accumulators NACC/MB*mb.. */
+                wgmma_k16<IS_BF16, C::WN>(acc + mb * (C::WN / 2), desc_add(da, mb * 64 * 128 + ks * 32),
+                                          desc_add(db, ks * 32));
         wgmma_commit();
         acc_fence<C::NACC>(acc);
         if (i + 1 < nk) transform(i + 1); /* while the tensor cores run K-tiles i-1 and i */
@@ -570,15 +593,19 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
         scale = tetra_gemm_scale(p.alpha, NULL, p.gb);
     }
     const int warp = (threadIdx.x % 128) / 32;
-    const int row = m0 + row0 + warp * 16 + lane / 4;
     /* the accumulators carry the operand factor 2^-B_EXP2: taking it back first is exact,
      * so the one rounding by `scale` is the one the unscaled sum would get */
     const float unit = (float)(1 << B_EXP2);
 #pragma unroll
-    for (int c = 0; c < C::WN / 8; c++) {
-        const int col = n0 + col0 + c * 8 + 2 * (lane % 4);
-        store_pair(e, row, col, acc[4 * c] * unit * scale, acc[4 * c + 1] * unit * scale);
-        store_pair(e, row + 8, col, acc[4 * c + 2] * unit * scale, acc[4 * c + 3] * unit * scale);
+    for (int mb = 0; mb < C::MB; mb++) {
+        const int row = m0 + row0 + 64 * mb + warp * 16 + lane / 4;
+        const float *a = acc + mb * (C::WN / 2);
+#pragma unroll
+        for (int c = 0; c < C::WN / 8; c++) {
+            const int col = n0 + col0 + c * 8 + 2 * (lane % 4);
+            store_pair(e, row, col, a[4 * c] * unit * scale, a[4 * c + 1] * unit * scale);
+            store_pair(e, row + 8, col, a[4 * c + 2] * unit * scale, a[4 * c + 3] * unit * scale);
+        }
     }
 #else
     (void)tm_a;
@@ -654,8 +681,9 @@ struct wgmma_config { int bm, splits; };
 static wgmma_config choose_config(const tetra_gemm_problem *p, int sms) {
     wgmma_config c;
     const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
-    c.bm = p->tile_m ? p->tile_m : p->batch_invariant ? 128 : p->m <= 64 ? 64 : 128;
-    const int64_t tiles = ((p->m + c.bm - 1) / c.bm) * ((p->n + W_BN - 1) / W_BN) * p->batch;
+    c.bm = p->tile_m ? p->tile_m : p->batch_invariant ? 128 : p->m <= 64 ? 64 : p->m >= 256 ? 256 : 128;
+    const int bn = c.bm == 256 ? 128 : 256;
+    const int64_t tiles = ((p->m + c.bm - 1) / c.bm) * ((p->n + bn - 1) / bn) * p->batch;
     c.splits = 1;
     if (p->splits) {
         c.splits = p->splits;
@@ -671,7 +699,7 @@ static wgmma_config choose_config(const tetra_gemm_problem *p, int sms) {
 template <bool IS_BF16, int BM>
 static tetra_status launch_config(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &prm,
                                   const tetra_gemm_problem *p, cudaStream_t stream) {
-    dim3 grid((unsigned)((p->n + W_BN - 1) / W_BN), (unsigned)((p->m + BM - 1) / BM),
+    dim3 grid((unsigned)((p->n + cfg<BM>::BN - 1) / cfg<BM>::BN), (unsigned)((p->m + BM - 1) / BM),
               (unsigned)(p->batch * prm.splits));
     TETRA_CUDA_TRY(cudaFuncSetAttribute(gemm_wgmma_kernel<IS_BF16, BM>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)cfg<BM>::SMEM_BYTES));
@@ -702,14 +730,15 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
                           p->ctx->sm_major, p->ctx->sm_minor);
     if (a->dtype != TETRA_DTYPE_BF16 && a->dtype != TETRA_DTYPE_FP16)
         return tetra_fail(TETRA_ERR_UNSUPPORTED,
-                          "wgmma GEMM: a.dtype must be BF16 or FP16 (W4A4 goes to the mma.sync kernel)");
+                          "wgmma GEMM: a.dtype must be BF16 or FP16 (gemm_api.c stages an NVFP4 A)");
     if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX || (p->m + 63) / 64 > TETRA_MAX_GRID_Y ||
         p->batch * SPLIT_MAX > TETRA_MAX_GRID_Y || p->m * p->n > INT32_MAX)
         return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: M, N, K or L too large for its grid");
     if (p->k % 32)
         return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: K must be a multiple of 32");
-    if (cf.bm != 64 && cf.bm != 128)
-        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: opts.tile_m = %d; this kernel has 64 or 128", cf.bm);
+    if (cf.bm != 64 && cf.bm != 128 && cf.bm != 256)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: opts.tile_m = %d; this kernel has 64, 128 or 256",
+                          cf.bm);
     if (cf.splits > SPLIT_MAX || cf.splits > (p->k + W_BK - 1) / W_BK)
         return tetra_fail(TETRA_ERR_UNSUPPORTED,
                           "wgmma GEMM: opts.splits = %d; at most %d and at most one split per %d-wide K tile",
@@ -735,7 +764,7 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
         cuuint32_t box_a[3] = {W_BK, (cuuint32_t)cf.bm, 1}, estr[3] = {1, 1, 1};
         cuuint64_t dims_b[3] = {(cuuint64_t)p->k / 2, (cuuint64_t)p->n, (cuuint64_t)p->batch};
         cuuint64_t strides_b[2] = {(cuuint64_t)b->ld / 2, (cuuint64_t)b_bs / 2};
-        cuuint32_t box_b[3] = {W_BK / 2, W_BN, 1};
+        cuuint32_t box_b[3] = {W_BK / 2, (cuuint32_t)(cf.bm == 256 ? 128 : 256), 1};
         cr = encode(&tm_a, a->dtype == TETRA_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
                     3, (void *)a->data, dims_a, strides_a, box_a, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
                     CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -785,9 +814,11 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
     {
         cudaStream_t stream = TETRA_STREAM(p);
         if (a->dtype == TETRA_DTYPE_BF16)
-            return cf.bm == 64 ? launch_config<true, 64>(tm_a, tm_b, prm, p, stream)
-                               : launch_config<true, 128>(tm_a, tm_b, prm, p, stream);
-        return cf.bm == 64 ? launch_config<false, 64>(tm_a, tm_b, prm, p, stream)
-                           : launch_config<false, 128>(tm_a, tm_b, prm, p, stream);
+            return cf.bm == 64    ? launch_config<true, 64>(tm_a, tm_b, prm, p, stream)
+                   : cf.bm == 128 ? launch_config<true, 128>(tm_a, tm_b, prm, p, stream)
+                                  : launch_config<true, 256>(tm_a, tm_b, prm, p, stream);
+        return cf.bm == 64    ? launch_config<false, 64>(tm_a, tm_b, prm, p, stream)
+               : cf.bm == 128 ? launch_config<false, 128>(tm_a, tm_b, prm, p, stream)
+                              : launch_config<false, 256>(tm_a, tm_b, prm, p, stream);
     }
 }
