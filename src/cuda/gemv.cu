@@ -54,11 +54,8 @@ enum {
     GEMV_SEG_K = 128,        /* K elements per warp step: 4 threads x 32 elements */
     GEMV_MAX_M = 16,
     GEMV_MIN_SEGS_PER_SPLIT = 2, /* version 1's: more, shorter CTAs where N is small (notes: v2 regression) */
-    /* cp.async ring per warp: GEMV_STAGES stages of GEMV_STAGE_SEGS segments each. A lane
-     * copies a stage's segments of one row back to back, so each quad asks for 64 *
-     * GEMV_STAGE_SEGS contiguous bytes of a row at once (notes: DRAM locality). */
-    GEMV_STAGE_SEGS = 2,
-    GEMV_STAGES = 3,
+    GEMV_STAGES = 4,         /* cp.async ring depth per warp: 3 segments in flight */
+    GEMV_X_AHEAD = 2,        /* activations are prefetched into L1 this many segments ahead */
     /* Split-K reduce: the last CTA of a tile sums in-kernel up to this many splits; more
      * splits go to gemv_splitk_reduce (a second launch), whose cost does not grow with S
      * or M (notes: v2 regression) */
@@ -202,6 +199,10 @@ template <int N> __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
+__device__ __forceinline__ void prefetch_l1(const void *p) {
+    asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+}
+
 __device__ __forceinline__ uint32_t load_scale2(const uint8_t *ptr) {
     return (uint32_t)__ldg((const unsigned short *)ptr);
 }
@@ -239,10 +240,9 @@ __device__ __forceinline__ int64_t scale_kpart(int swizzled, int64_t seg, int t)
 /* Per warp and pipeline stage: the 16-byte weight chunks of its 4 rows and the 4-byte
  * scale words holding blocks 4*(t/2) .. +3 of each row, one slot per lane. */
 struct gemv_stage {
-    uint4 w[GEMV_STAGE_SEGS][4][TETRA_WARP];
-    uint32_t s[GEMV_STAGE_SEGS][4][TETRA_WARP];
+    uint4 w[4][TETRA_WARP];
+    uint32_t s[4][TETRA_WARP];
 };
-constexpr size_t GEMV_RING_BYTES = sizeof(gemv_stage) * GEMV_STAGES * GEMV_WARPS;
 
 /* Fixed-order split-K inside the kernel: the last CTA of a row tile to arrive sums the
  * partials. Each tile's 64-bit counter holds (tag << 24 | arrivals); a counter whose tag
@@ -278,7 +278,7 @@ __device__ __forceinline__ bool gemv_arrive_last(unsigned long long *ctr, unsign
 template <int XK>
 __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_params p) {
     constexpr bool BF16 = XK != X_FP16;
-    extern __shared__ uint4 gemv_ring[]; /* [GEMV_WARPS][GEMV_STAGES] gemv_stage */
+    __shared__ gemv_stage ring[GEMV_WARPS][GEMV_STAGES];
     __shared__ int last_cta;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int g = lane >> 2, t = lane & 3;
@@ -306,27 +306,20 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
      * 0-7 and 16-23 */
     const uint32_t s_sel_lo = (t & 1) ? 0x4342u : 0x4140u;
 
-    gemv_stage *my = (gemv_stage *)gemv_ring + warp * GEMV_STAGES;
-    const uint32_t ring_base = smem_addr(&my[0].w[0][0][lane]);
-    const uint32_t s_off = (uint32_t)((uint8_t *)&my[0].s[0][0][lane] - (uint8_t *)&my[0].w[0][0][lane]);
+    gemv_stage *my = ring[warp];
+    const uint32_t ring_base = smem_addr(&my[0].w[0][lane]);
+    const uint32_t w_off = 0, s_off = (uint32_t)((uint8_t *)&my[0].s[0][lane] - (uint8_t *)&my[0].w[0][lane]);
     constexpr uint32_t stage_bytes = sizeof(gemv_stage);
     constexpr uint32_t wrow_bytes = 16 * TETRA_WARP, srow_bytes = 4 * TETRA_WARP;
-    constexpr uint32_t wseg_bytes = 4 * wrow_bytes, sseg_bytes = 4 * srow_bytes;
 
-    /* copy `segs` (<= GEMV_STAGE_SEGS, warp-uniform) segments into stage `slot`, a row's
-     * segments back to back */
-    auto issue = [&](int slot, int segs) {
+    auto issue = [&](int slot) {
         const uint32_t base = ring_base + (uint32_t)slot * stage_bytes;
 #pragma unroll
         for (int i = 0; i < 4; i++) {
-#pragma unroll
-            for (int j = 0; j < GEMV_STAGE_SEGS; j++)
-                if (j < segs) {
-                    cp_async16(base + j * wseg_bytes + i * wrow_bytes, wsrc[i] + 64 * j);
-                    cp_async4(base + s_off + j * sseg_bytes + i * srow_bytes, ssrc[i] + s_step * j);
-                }
-            wsrc[i] += 64 * GEMV_STAGE_SEGS;
-            ssrc[i] += s_step * GEMV_STAGE_SEGS;
+            cp_async16(base + w_off + i * wrow_bytes, wsrc[i]);
+            cp_async4(base + s_off + i * srow_bytes, ssrc[i]);
+            wsrc[i] += 64;
+            ssrc[i] += s_step;
         }
     };
 
@@ -351,14 +344,9 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
     uint32_t bad[4] = {0u, 0u, 0u, 0u};
 
     const int nseg = seg_end - seg_begin;
-    const int nstage = (nseg + GEMV_STAGE_SEGS - 1) / GEMV_STAGE_SEGS;
-    auto stage_segs = [&](int st) {
-        const int left = nseg - st * GEMV_STAGE_SEGS;
-        return left < GEMV_STAGE_SEGS ? left : (int)GEMV_STAGE_SEGS;
-    };
 #pragma unroll
     for (int j = 0; j < GEMV_STAGES - 1; j++) {
-        if (j < nstage) issue(j, stage_segs(j));
+        if (j < nseg) issue(j);
         cp_async_commit();
     }
 
@@ -376,27 +364,25 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
     auto k_loop = [&](auto two_const) {
     constexpr bool TWO = decltype(two_const)::value;
     int slot = 0;
-    for (int st = 0; st < nstage; st++) {
-        cp_async_wait<GEMV_STAGES - 2>(); /* this stage's copies have landed */
-        /* refill the stage read in the previous iteration (its data was consumed there) */
-        {
-            const int refill = slot == 0 ? GEMV_STAGES - 1 : slot - 1;
-            if (st + GEMV_STAGES - 1 < nstage) issue(refill, stage_segs(st + GEMV_STAGES - 1));
-            cp_async_commit();
-        }
-        const gemv_stage &stg = my[slot];
-        slot = slot == GEMV_STAGES - 1 ? 0 : slot + 1;
-        const int segs = stage_segs(st);
-#pragma unroll 1
-    for (int j = 0; j < segs; j++) {
-        const int seg = seg_begin + st * GEMV_STAGE_SEGS + j;
+    for (int seg = seg_begin; seg < seg_end; seg++) {
+        cp_async_wait<GEMV_STAGES - 2>(); /* this segment's copies have landed */
         uint4 wraw[4];
         uint32_t s4[4];
+        {
+            const gemv_stage &st = my[slot];
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            wraw[i] = stg.w[j][i][lane];
-            s4[i] = stg.s[j][i][lane];
+            for (int i = 0; i < 4; i++) {
+                wraw[i] = st.w[i][lane];
+                s4[i] = st.s[i][lane];
+            }
         }
+        /* refill the slot read one iteration ago (its data is in registers by now) */
+        {
+            int refill = slot == 0 ? GEMV_STAGES - 1 : slot - 1;
+            if (seg + GEMV_STAGES - 1 < seg_end) issue(refill);
+            cp_async_commit();
+        }
+        slot = slot == GEMV_STAGES - 1 ? 0 : slot + 1;
 
 #pragma unroll
         for (int h = 0; h < (TWO ? 2 : 1); h++) {
@@ -428,6 +414,17 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
             }
         }
 
+        /* Pull the activations of segment seg + GEMV_X_AHEAD into L1 now: without it every
+         * segment's first mma waits one L2 round trip for X, which under the weight stream
+         * takes longer than the segment's dequantization (notes: session 3). No registers. */
+        if (seg + GEMV_X_AHEAD < seg_end) {
+#pragma unroll
+            for (int h = 0; h < (TWO ? 2 : 1); h++)
+                if (xrow[h] && (XK == X_NVFP4 ? t == 0 : (t & 1) == 0))
+                    prefetch_l1(xrow[h] + (int64_t)(seg + GEMV_X_AHEAD) * (XK == X_NVFP4 ? 64 : 256) +
+                                (XK == X_NVFP4 ? 0 : 64 * t));
+        }
+
         /* scale pairs (s, s) of blocks 2t (words 0, 1) and 2t+1 (words 2, 3) of each row */
         uint32_t s2[4][2];
 #pragma unroll
@@ -454,7 +451,6 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
                                         xf[1][q][a + 1]);
                 }
         }
-    }
     }
     };
     if (two_tiles) k_loop(std::true_type{});
@@ -644,15 +640,8 @@ template <int XK>
 tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     cudaStream_t stream = TETRA_STREAM(p);
     int occ = 0;
-    if (GEMV_RING_BYTES > 48 * 1024 &&
-        cudaFuncSetAttribute(gemv_nvfp4_mma<XK>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)GEMV_RING_BYTES) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return tetra_fail(TETRA_ERR_UNSUPPORTED, "tetra_launch_gemv: %d bytes of shared memory refused",
-                          (int)GEMV_RING_BYTES);
-    }
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, gemv_nvfp4_mma<XK>, GEMV_THREADS,
-                                                      GEMV_RING_BYTES) != cudaSuccess ||
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, gemv_nvfp4_mma<XK>, GEMV_THREADS, 0) !=
+            cudaSuccess ||
         occ < 1) {
         (void)cudaGetLastError();
         occ = 1;
@@ -693,7 +682,7 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     }
     prm.splits = (int)splits;
     dim3 grid((unsigned)tiles, (unsigned)splits, (unsigned)p->batch);
-    gemv_nvfp4_mma<XK><<<grid, GEMV_THREADS, GEMV_RING_BYTES, stream>>>(prm);
+    gemv_nvfp4_mma<XK><<<grid, GEMV_THREADS, 0, stream>>>(prm);
     TETRA_LAUNCH_CHECK();
     if (splits > 1 && !prm.counters) {
         const int64_t outs = (int64_t)p->m * p->n;
