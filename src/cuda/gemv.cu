@@ -55,7 +55,6 @@ enum {
     GEMV_MAX_M = 16,
     GEMV_MIN_SEGS_PER_SPLIT = 2, /* version 1's: more, shorter CTAs where N is small (notes: v2 regression) */
     GEMV_STAGES = 4,         /* cp.async ring depth per warp: 3 segments in flight */
-    GEMV_X_AHEAD = 2,        /* activations are prefetched into L1 this many segments ahead */
     /* Split-K reduce: the last CTA of a tile sums in-kernel up to this many splits; more
      * splits go to gemv_splitk_reduce (a second launch), whose cost does not grow with S
      * or M (notes: v2 regression) */
@@ -197,10 +196,6 @@ __device__ __forceinline__ void cp_async4(uint32_t dst, const void *src) {
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 template <int N> __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-
-__device__ __forceinline__ void prefetch_l1(const void *p) {
-    asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
 }
 
 __device__ __forceinline__ uint32_t load_scale2(const uint8_t *ptr) {
@@ -412,17 +407,6 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
                     }
                 }
             }
-        }
-
-        /* Pull the activations of segment seg + GEMV_X_AHEAD into L1 now: without it every
-         * segment's first mma waits one L2 round trip for X, which under the weight stream
-         * takes longer than the segment's dequantization (notes: session 3). No registers. */
-        if (seg + GEMV_X_AHEAD < seg_end) {
-#pragma unroll
-            for (int h = 0; h < (TWO ? 2 : 1); h++)
-                if (xrow[h] && (XK == X_NVFP4 ? t == 0 : (t & 1) == 0))
-                    prefetch_l1(xrow[h] + (int64_t)(seg + GEMV_X_AHEAD) * (XK == X_NVFP4 ? 64 : 256) +
-                                (XK == X_NVFP4 ? 0 : 64 * t));
         }
 
         /* scale pairs (s, s) of blocks 2t (words 0, 1) and 2t+1 (words 2, 3) of each row */
