@@ -38,7 +38,8 @@ struct AttnParams {
     int causal_offset;                   /* nk - nq: query i sees keys j <= i + offset */
     int num_qblocks;
     float scale;                         /* natural-log domain (reference kernel) */
-    float scale_log2;                    /* scale * log2(e) (mma kernel) */
+    float scale_log2;                    /* |scale| * log2(e) (mma kernel) */
+    int negate_q;                        /* scale < 0: the mma kernel negates Q in smem */
     tetra_dtype dtype;
 };
 
@@ -109,8 +110,9 @@ template <int D> __device__ __forceinline__ uint32_t ldsm_base(const uint16_t *t
  * masked). Thread t copies chunk t % (D/8) of rows t / (D/8) + i * kRowsPerPass. The
  * source pointer advances by one 64-bit add per pass: written as products, ptxas hoists
  * all kPerThread row offsets of K and of V out of the key loop (32 registers at D=128)
- * and spills them. */
-template <int D, int ROWS>
+ * and spills them. CHECK = false (a tile wholly inside rows_valid) drops the per-copy row
+ * test and pointer select, ~3 instructions per cp.async. */
+template <int D, int ROWS, bool CHECK = true>
 __device__ __forceinline__ void load_tile(uint16_t *tile, const uint16_t *head_base,
                                           int64_t row_stride, int row0, int rows_valid) {
     constexpr int kChunks = D / 8;
@@ -124,63 +126,94 @@ __device__ __forceinline__ void load_tile(uint16_t *tile, const uint16_t *head_b
     const uint32_t dst = smem_addr(tile + swizzle<D>(r0, c));
 #pragma unroll
     for (int i = 0; i < kPerThread; i++) {
-        const bool valid = row0 + r0 + i * kRowsPerPass < rows_valid;
+        const bool valid = !CHECK || row0 + r0 + i * kRowsPerPass < rows_valid;
         /* (r0 + i * kRowsPerPass) & 7 == r0 & 7: the swizzle is the same for every pass */
         cp_async_16(dst + i * kRowsPerPass * D * (int)sizeof(uint16_t), valid ? src : head_base, valid);
         src += step;
     }
 }
 
+/* The K or V tile of keys key0..key0+kBlockN-1: interior tiles without the row test. */
+template <int D>
+__device__ __forceinline__ void load_kv_tile(uint16_t *tile, const uint16_t *head_base, int64_t row_stride,
+                                             int key0, int nk) {
+    if (key0 + kBlockN <= nk) load_tile<D, kBlockN, false>(tile, head_base, row_stride, key0, nk);
+    else load_tile<D, kBlockN, true>(tile, head_base, row_stride, key0, nk);
+}
+
 /* ------------------------------------------------------------ the mma.sync kernel */
+
+/* 2^x with the hardware approximation, subnormal results flushed to zero. exp2f without
+ * --use_fast_math wraps the same MUFU.EX2 in a range test and two predicated multiplies
+ * (for subnormal results): 3 extra instructions per score, ~200 per warp and key block.
+ * Here the argument is <= 0, and a probability below 2^-126 of the row maximum changes
+ * no output. */
+__device__ __forceinline__ float exp2_ftz(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
 
 /* Online softmax of one 16x64 score tile held as 8 n-tiles of mma C fragments (this
  * thread: rows g and g+8, columns 2*t4 and 2*t4+1 of each n-tile). Scores become
- * probabilities in place; m (log2 domain), l (this thread's partial row sums) and the O
- * accumulators are rescaled. MASK is a template argument so that interior blocks carry
- * no predicate at all. */
+ * probabilities in place; m (log2 domain) and l (this thread's partial row sums) are
+ * updated, and alpha returns the factor the caller rescales the O accumulators by. MASK
+ * is a template argument so that interior blocks carry no predicate at all. The scale (scale_log2 > 0: a negative scale was moved into Q, see
+ * the kernel) is applied inside the exponent's FFMA, s * c - max * c, after the maximum
+ * of the raw scores, which for c > 0 is the maximum of the scaled ones. */
 template <int D, bool CAUSAL, bool MASK>
-__device__ __forceinline__ void softmax_tile(float s[8][4], float o[D / 8][4], float m[2], float l[2],
+__device__ __forceinline__ void softmax_tile(float s[8][4], float m[2], float l[2], float alpha[2],
                                              const AttnParams &p, int row0, int key0) {
     const int lane = threadIdx.x & 31, t4 = lane & 3;
+    const float c = p.scale_log2;
+    if (MASK) {
 #pragma unroll
-    for (int nt = 0; nt < 8; nt++)
+        for (int nt = 0; nt < 8; nt++)
 #pragma unroll
-        for (int e = 0; e < 4; e++) {
-            float x = s[nt][e] * p.scale_log2;
-            if (MASK) {
+            for (int e = 0; e < 4; e++) {
                 const int row = row0 + (e >= 2 ? 8 : 0);
                 const int key = key0 + nt * 8 + 2 * t4 + (e & 1);
                 bool visible = key < p.nk;
                 if (CAUSAL) visible = visible && key <= row + p.causal_offset;
-                if (!visible) x = -INFINITY;
+                if (!visible) s[nt][e] = -INFINITY;
             }
-            s[nt][e] = x;
-        }
+    }
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-        float mx = m[h];
+        float mx = -INFINITY;
 #pragma unroll
         for (int nt = 0; nt < 8; nt++) mx = fmaxf(mx, fmaxf(s[nt][2 * h], s[nt][2 * h + 1]));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        mx = fmaxf(m[h], mx * c); /* c > 0: -inf stays -inf */
         /* A row that has seen no visible key keeps m = -inf; subtract 0 instead so that
          * exp2(-inf - -inf) never makes a NaN: its p and alpha come out 0. */
         const float base = mx == -INFINITY ? 0.0f : mx;
-        const float alpha = exp2f(m[h] - base);
+        alpha[h] = exp2_ftz(m[h] - base);
         float sum = 0.0f;
         m[h] = mx;
 #pragma unroll
         for (int nt = 0; nt < 8; nt++) {
-            s[nt][2 * h] = exp2f(s[nt][2 * h] - base);
-            s[nt][2 * h + 1] = exp2f(s[nt][2 * h + 1] - base);
+            s[nt][2 * h] = exp2_ftz(fmaf(s[nt][2 * h], c, -base));
+            s[nt][2 * h + 1] = exp2_ftz(fmaf(s[nt][2 * h + 1], c, -base));
             sum += s[nt][2 * h] + s[nt][2 * h + 1];
         }
-        l[h] = l[h] * alpha + sum;
+        l[h] = l[h] * alpha[h] + sum;
+    }
+}
+
+/* O *= alpha per row. Once the row maxima settle, alpha is exactly 1 for all 16 rows of a
+ * tile in most key blocks: a warp-uniform branch then skips D/2 multiplies by 1 (same
+ * result). Called after both row tiles' softmax, so that the branch does not split the
+ * two independent softmax chains, which the scheduler interleaves. */
+template <int D> __device__ __forceinline__ void rescale_o(float o[D / 8][4], const float alpha[2]) {
+    if (__all_sync(0xffffffffu, alpha[0] == 1.0f && alpha[1] == 1.0f)) return;
 #pragma unroll
-        for (int dt = 0; dt < D / 8; dt++) {
-            o[dt][2 * h] *= alpha;
-            o[dt][2 * h + 1] *= alpha;
-        }
+    for (int dt = 0; dt < D / 8; dt++) {
+        o[dt][0] *= alpha[0];
+        o[dt][1] *= alpha[0];
+        o[dt][2] *= alpha[1];
+        o[dt][3] *= alpha[1];
     }
 }
 
@@ -235,6 +268,24 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
     cp_async_commit();
     if (nkb > 0) load_tile<D, kBlockN>(sV, vbase, p.vs[1], 0, p.nk);
     cp_async_commit();
+    if (p.negate_q) {
+        /* scale < 0: scale * (q . k) = |scale| * ((-q) . k) exactly (negation is exact and
+         * round-to-nearest is sign-symmetric), so the softmax can take the maximum of raw
+         * scores with a positive factor. Each warp negates the 32 Q rows only it reads;
+         * the barrier at the top of the key loop orders this before any ldmatrix. */
+        cp_async_wait<1>(); /* Q (and K(0)) */
+        __syncthreads();
+        uint4 *rows = reinterpret_cast<uint4 *>(sQ + warp * 32 * D);
+#pragma unroll 4
+        for (int i = lane; i < 32 * D / 8; i += TETRA_WARP) {
+            uint4 x = rows[i];
+            x.x ^= 0x80008000u;
+            x.y ^= 0x80008000u;
+            x.z ^= 0x80008000u;
+            x.w ^= 0x80008000u;
+            rows[i] = x;
+        }
+    }
 
     float o[2][D / 8][4];
 #pragma unroll
@@ -279,18 +330,21 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
             }
         }
         __syncthreads(); /* every warp is done with sK */
-        if (kb + 1 < nkb) load_tile<D, kBlockN>(sK, kbase, p.ks[1], key0 + kBlockN, p.nk);
+        if (kb + 1 < nkb) load_kv_tile<D>(sK, kbase, p.ks[1], key0 + kBlockN, p.nk);
         cp_async_commit();
 
+        float alpha[2][2];
         if (kb >= warp_first_masked) {
 #pragma unroll
             for (int mt = 0; mt < 2; mt++)
-                softmax_tile<D, CAUSAL, true>(s[mt], o[mt], m[mt], l[mt], p, row0 + 16 * mt, key0);
+                softmax_tile<D, CAUSAL, true>(s[mt], m[mt], l[mt], alpha[mt], p, row0 + 16 * mt, key0);
         } else {
 #pragma unroll
             for (int mt = 0; mt < 2; mt++)
-                softmax_tile<D, CAUSAL, false>(s[mt], o[mt], m[mt], l[mt], p, row0 + 16 * mt, key0);
+                softmax_tile<D, CAUSAL, false>(s[mt], m[mt], l[mt], alpha[mt], p, row0 + 16 * mt, key0);
         }
+#pragma unroll
+        for (int mt = 0; mt < 2; mt++) rescale_o<D>(o[mt], alpha[mt]);
 
         cp_async_wait<1>(); /* V(kb) */
         __syncthreads();
@@ -318,7 +372,7 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
             }
         }
         __syncthreads(); /* every warp is done with sV */
-        if (kb + 1 < nkb) load_tile<D, kBlockN>(sV, vbase, p.vs[1], key0 + kBlockN, p.nk);
+        if (kb + 1 < nkb) load_kv_tile<D>(sV, vbase, p.vs[1], key0 + kBlockN, p.nk);
         cp_async_commit();
     }
     cp_async_wait<0>();
@@ -437,7 +491,8 @@ AttnParams make_params(const tetra_attention_args *a) {
     p.causal_offset = (int)(a->seqlen_k - a->seqlen_q);
     p.num_qblocks = (int)((a->seqlen_q + kBlockM - 1) / kBlockM);
     p.scale = a->scale;
-    p.scale_log2 = (float)((double)a->scale * 1.4426950408889634);
+    p.scale_log2 = (float)(fabs((double)a->scale) * 1.4426950408889634);
+    p.negate_q = a->scale < 0.0f;
     p.dtype = a->dtype;
     return p;
 }
