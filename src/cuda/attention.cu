@@ -7,7 +7,8 @@
  *   attention_fwd_mma        path 2: FlashAttention-2 structure for sm_80+ (also the
  *                            sm_120 consumer-Blackwell path): a 128-row Q tile per CTA, 4
  *                            warps of 32 rows, K/V tiles of 64 keys staged with cp.async
- *                            into XOR-swizzled shared memory (64 KB at D=128), ldmatrix
+ *                            into XOR-swizzled shared memory (one K/V stage, 64 KB at
+ *                            D=128, or two where two such CTAs fit an SM), ldmatrix
  *                            (+.trans for V), mma.sync m16n8k16 with FP32 accumulators,
  *                            online softmax in the log2 domain (log2(e) folded into the
  *                            scale), P rounded to the input dtype in registers.
@@ -222,13 +223,14 @@ template <int D> __device__ __forceinline__ void rescale_o(float o[D / 8][4], co
  * (one per row tile). Q stays in shared memory and is re-read per key block: two more
  * ldmatrix per 16 MMAs, but its 64 registers of fragments would not fit beside the
  * 2 x 64 O accumulators at D=128. */
-template <int D, bool BF16, bool CAUSAL>
+template <int D, bool BF16, bool CAUSAL, int STAGES>
 __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParams p) {
+    static_assert(STAGES == 1 || STAGES == 2, "one or two K/V stages");
     extern __shared__ __align__(128) uint16_t smem_raw[];
     /* Tiles start 256-byte aligned (kSmemAlign of slack is allocated), so that the
      * ldmatrix addresses below can step the swizzled chunk with one XOR. */
     uint16_t *smem = smem_raw + ((kSmemAlign - (smem_addr(smem_raw) & (kSmemAlign - 1))) & (kSmemAlign - 1)) / 2;
-    uint16_t *sQ = smem, *sK = smem + kBlockM * D, *sV = sK + kBlockN * D;
+    uint16_t *sQ = smem, *sK = smem + kBlockM * D, *sV = sK + STAGES * kBlockN * D;
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
     const int g = lane >> 2, t4 = lane & 3;
 
@@ -260,12 +262,15 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
         warp_first_masked = min(warp_first_masked, lim < kBlockN - 1 ? 0 : (lim + 1) / kBlockN);
     }
 
-    /* Pipeline: K and V have one buffer each; K(j+1) loads during softmax and P V of block
-     * j, V(j+1) during Q K^T of block j+1. Exactly one commit per stage (empty ones too),
-     * so wait_group<1> always means "all but the newest group have landed". */
+    /* Pipeline, STAGES = 1: K and V have one buffer each; K(j+1) loads during softmax and
+     * P V of block j, V(j+1) during Q K^T of block j+1. Exactly one commit per stage (empty
+     * ones too), so wait_group<1> always means "all but the newest group have landed".
+     * Four barriers per key block. STAGES = 2: K(j+1) and V(j+1) load into the other
+     * buffers during all of block j, one group per block; one barrier per block (it both
+     * publishes block j's tiles and retires block j-1's buffers, which j+1 overwrites). */
     load_tile<D, kBlockM>(sQ, qbase, p.qs[1], q0, p.nq);
     if (nkb > 0) load_tile<D, kBlockN>(sK, kbase, p.ks[1], 0, p.nk);
-    cp_async_commit();
+    if (STAGES == 1) cp_async_commit();
     if (nkb > 0) load_tile<D, kBlockN>(sV, vbase, p.vs[1], 0, p.nk);
     cp_async_commit();
     if (p.negate_q) {
@@ -273,7 +278,7 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
          * round-to-nearest is sign-symmetric), so the softmax can take the maximum of raw
          * scores with a positive factor. Each warp negates the 32 Q rows only it reads;
          * the barrier at the top of the key loop orders this before any ldmatrix. */
-        cp_async_wait<1>(); /* Q (and K(0)) */
+        cp_async_wait<STAGES == 1 ? 1 : 0>(); /* Q (and K(0)) */
         __syncthreads();
         uint4 *rows = reinterpret_cast<uint4 *>(sQ + warp * 32 * D);
 #pragma unroll 4
@@ -304,8 +309,21 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
 
     for (int kb = 0; kb < nkb; kb++) {
         const int key0 = kb * kBlockN;
-        cp_async_wait<1>(); /* Q and K(kb) */
-        __syncthreads();
+        /* this block's K and V buffers: byte offsets that keep the 256-byte alignment */
+        const uint32_t stage_bytes = STAGES == 1 ? 0u : (uint32_t)(kb & 1) * (kBlockN * D * 2);
+        if (STAGES == 1) {
+            cp_async_wait<1>(); /* Q and K(kb) */
+            __syncthreads();
+        } else {
+            cp_async_wait<0>(); /* Q, K(kb) and V(kb) */
+            __syncthreads();    /* ... for every thread; and every warp is done with kb - 1 */
+            if (kb + 1 < nkb) {
+                const int nxt = (kb + 1) & 1;
+                load_kv_tile<D>(sK + nxt * kBlockN * D, kbase, p.ks[1], key0 + kBlockN, p.nk);
+                load_kv_tile<D>(sV + nxt * kBlockN * D, vbase, p.vs[1], key0 + kBlockN, p.nk);
+            }
+            cp_async_commit();
+        }
 
         float s[2][8][4];
 #pragma unroll
@@ -321,7 +339,7 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
 #pragma unroll
             for (int np = 0; np < 4; np++) {
                 uint32_t bk[4]; /* n-tiles 2np and 2np+1, k halves 0 and 1 */
-                ldsm_x4((k_ldsm ^ (ks << 5)) + np * 16 * D * 2, bk);
+                ldsm_x4(((k_ldsm + stage_bytes) ^ (ks << 5)) + np * 16 * D * 2, bk);
 #pragma unroll
                 for (int mt = 0; mt < 2; mt++) { /* one K fragment, two MMAs */
                     mma_16816<BF16>(s[mt][2 * np], qa[mt], bk[0], bk[1]);
@@ -329,9 +347,11 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
                 }
             }
         }
-        __syncthreads(); /* every warp is done with sK */
-        if (kb + 1 < nkb) load_kv_tile<D>(sK, kbase, p.ks[1], key0 + kBlockN, p.nk);
-        cp_async_commit();
+        if (STAGES == 1) {
+            __syncthreads(); /* every warp is done with sK */
+            if (kb + 1 < nkb) load_kv_tile<D>(sK, kbase, p.ks[1], key0 + kBlockN, p.nk);
+            cp_async_commit();
+        }
 
         float alpha[2][2];
         if (kb >= warp_first_masked) {
@@ -346,8 +366,10 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
 #pragma unroll
         for (int mt = 0; mt < 2; mt++) rescale_o<D>(o[mt], alpha[mt]);
 
-        cp_async_wait<1>(); /* V(kb) */
-        __syncthreads();
+        if (STAGES == 1) {
+            cp_async_wait<1>(); /* V(kb) */
+            __syncthreads();
+        }
 #pragma unroll
         for (int kk = 0; kk < kBlockN / 16; kk++) {
             /* The C fragments of n-tiles 2kk, 2kk+1 are exactly the A fragment of P's
@@ -363,7 +385,7 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
 #pragma unroll
             for (int dp = 0; dp < D / 16; dp++) {
                 uint32_t bv[4]; /* d-tiles 2dp and 2dp+1, key halves 0 and 1 */
-                ldsm_x4_trans((v_ldsm ^ (dp << 5)) + kk * 16 * D * 2, bv);
+                ldsm_x4_trans(((v_ldsm + stage_bytes) ^ (dp << 5)) + kk * 16 * D * 2, bv);
 #pragma unroll
                 for (int mt = 0; mt < 2; mt++) { /* one V fragment, two MMAs */
                     mma_16816<BF16>(o[mt][2 * dp], pa[mt], bv[0], bv[1]);
@@ -371,9 +393,11 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
                 }
             }
         }
-        __syncthreads(); /* every warp is done with sV */
-        if (kb + 1 < nkb) load_kv_tile<D>(sV, vbase, p.vs[1], key0 + kBlockN, p.nk);
-        cp_async_commit();
+        if (STAGES == 1) {
+            __syncthreads(); /* every warp is done with sV */
+            if (kb + 1 < nkb) load_kv_tile<D>(sV, vbase, p.vs[1], key0 + kBlockN, p.nk);
+            cp_async_commit();
+        }
     }
     cp_async_wait<0>();
 
@@ -507,13 +531,32 @@ tetra_status launch_reference(tetra_context *ctx, const tetra_attention_args *a)
     return TETRA_OK;
 }
 
-template <int D, bool BF16, bool CAUSAL>
+template <int D, int STAGES> constexpr int mma_smem_bytes() {
+    return (kBlockM + 2 * STAGES * kBlockN) * D * (int)sizeof(uint16_t) + kSmemAlign;
+}
+
+/* Two K/V stages only where two CTAs of that size still fit on an SM (H200: 2 x 96.25 KB
+ * of 228 KB at D=128); otherwise one stage (A100's 164 KB, sm_86/89/120's 100 KB): the
+ * second CTA per SM is worth more than the second stage. */
+template <int D> int mma_stages(const tetra_context *ctx) {
+    constexpr int smem2 = mma_smem_bytes<D, 2>();
+    int per_sm = 0, per_block = 0;
+    if (cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, ctx->device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 1;
+    }
+    return smem2 <= per_block && 2 * (smem2 + 1024) <= per_sm ? 2 : 1; /* 1 KB reserved per CTA */
+}
+
+template <int D, bool BF16, bool CAUSAL, int STAGES>
 tetra_status launch_mma_config(tetra_context *ctx, const AttnParams &p, int64_t ctas) {
-    constexpr int smem = (kBlockM + 2 * kBlockN) * D * (int)sizeof(uint16_t) + kSmemAlign;
-    /* 64 KB at D=128 (Q 32 + K 16 + V 16): within sm_120's 99 KB per block; on the H200
-     * (227 KB) the 255-register threads, not shared memory, limit it to 2 CTAs per SM. */
+    constexpr int smem = mma_smem_bytes<D, STAGES>();
+    /* D=128: 64.25 KB with one stage (Q 32 + K 16 + V 16), 96.25 KB with two; both within
+     * sm_120's 99 KB per block. On the H200 the 255-register threads limit it to 2 CTAs
+     * per SM either way. */
     static_assert(smem <= 99 * 1024, "path 2 must fit sm_120's 99 KB of shared memory per block");
-    const auto kernel = attention_fwd_mma<D, BF16, CAUSAL>;
+    const auto kernel = attention_fwd_mma<D, BF16, CAUSAL, STAGES>;
     if (smem > 48 * 1024) {
         /* The opt-in above 48 KB is a driver call per function and device: do it once per
          * device (bit d of `ready`; devices >= 64 are set every call). */
@@ -527,6 +570,20 @@ tetra_status launch_mma_config(tetra_context *ctx, const AttnParams &p, int64_t 
     kernel<<<(unsigned)ctas, kThreads, smem, (cudaStream_t)ctx->stream>>>(p);
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
+}
+
+template <int D, int STAGES>
+tetra_status launch_mma_stages(tetra_context *ctx, const AttnParams &p, int64_t ctas, bool bf16, bool causal) {
+    if (bf16) return causal ? launch_mma_config<D, true, true, STAGES>(ctx, p, ctas)
+                            : launch_mma_config<D, true, false, STAGES>(ctx, p, ctas);
+    return causal ? launch_mma_config<D, false, true, STAGES>(ctx, p, ctas)
+                  : launch_mma_config<D, false, false, STAGES>(ctx, p, ctas);
+}
+
+template <int D>
+tetra_status launch_mma_head(tetra_context *ctx, const AttnParams &p, int64_t ctas, bool bf16, bool causal) {
+    if (mma_stages<D>(ctx) == 2) return launch_mma_stages<D, 2>(ctx, p, ctas, bf16, causal);
+    return launch_mma_stages<D, 1>(ctx, p, ctas, bf16, causal);
 }
 
 tetra_status launch_mma(tetra_context *ctx, const tetra_attention_args *a) {
@@ -555,16 +612,8 @@ tetra_status launch_mma(tetra_context *ctx, const tetra_attention_args *a) {
         return tetra_fail(TETRA_ERR_UNSUPPORTED, "attention path 2: %lld CTAs exceed the grid limit",
                           (long long)ctas);
     const bool bf16 = a->dtype == TETRA_DTYPE_BF16, causal = a->causal != 0;
-    if (a->head_dim == 64) {
-        if (bf16) return causal ? launch_mma_config<64, true, true>(ctx, p, ctas)
-                                : launch_mma_config<64, true, false>(ctx, p, ctas);
-        return causal ? launch_mma_config<64, false, true>(ctx, p, ctas)
-                      : launch_mma_config<64, false, false>(ctx, p, ctas);
-    }
-    if (bf16) return causal ? launch_mma_config<128, true, true>(ctx, p, ctas)
-                            : launch_mma_config<128, true, false>(ctx, p, ctas);
-    return causal ? launch_mma_config<128, false, true>(ctx, p, ctas)
-                  : launch_mma_config<128, false, false>(ctx, p, ctas);
+    if (a->head_dim == 64) return launch_mma_head<64>(ctx, p, ctas, bf16, causal);
+    return launch_mma_head<128>(ctx, p, ctas, bf16, causal);
 }
 
 } // namespace
