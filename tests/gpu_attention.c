@@ -463,6 +463,10 @@ int main(void) {
         const attn_case negative[] = {
             {TETRA_DTYPE_BF16, 128, 1, 1, 300, 300, 2, 2, 0, 2, 1},
             {TETRA_DTYPE_FP16, 64, 0, 1, 200, 500, 2, 1, 0, 2, 1},
+            /* path 2 negates Q in shared memory for a negative scale: masked causal rows,
+             * Nq < Nk and Nq > Nk (rows with no visible key), GQA, padded strides */
+            {TETRA_DTYPE_FP16, 128, 1, 1, 383, 450, 4, 2, 1, 2, 1},
+            {TETRA_DTYPE_BF16, 64, 1, 1, 200, 130, 2, 2, 0, 2, 1},
         };
         const int extra_paths[2] = {2, 1};
         const attn_case unaligned = {TETRA_DTYPE_BF16, 64, 1, 2, 50, 70, 4, 2, 2, 0, 1};

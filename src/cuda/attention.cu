@@ -7,7 +7,8 @@
  *   attention_fwd_mma        path 2: FlashAttention-2 structure for sm_80+ (also the
  *                            sm_120 consumer-Blackwell path): a 128-row Q tile per CTA, 4
  *                            warps of 32 rows, K/V tiles of 64 keys staged with cp.async
- *                            into XOR-swizzled shared memory (64 KB at D=128), ldmatrix
+ *                            into XOR-swizzled shared memory (one K/V stage, 64 KB at
+ *                            D=128, or two where two such CTAs fit an SM), ldmatrix
  *                            (+.trans for V), mma.sync m16n8k16 with FP32 accumulators,
  *                            online softmax in the log2 domain (log2(e) folded into the
  *                            scale), P rounded to the input dtype in registers.
@@ -38,7 +39,8 @@ struct AttnParams {
     int causal_offset;                   /* nk - nq: query i sees keys j <= i + offset */
     int num_qblocks;
     float scale;                         /* natural-log domain (reference kernel) */
-    float scale_log2;                    /* scale * log2(e) (mma kernel) */
+    float scale_log2;                    /* |scale| * log2(e) (mma kernel) */
+    int negate_q;                        /* scale < 0: the mma kernel negates Q in smem */
     tetra_dtype dtype;
 };
 
@@ -109,8 +111,9 @@ template <int D> __device__ __forceinline__ uint32_t ldsm_base(const uint16_t *t
  * masked). Thread t copies chunk t % (D/8) of rows t / (D/8) + i * kRowsPerPass. The
  * source pointer advances by one 64-bit add per pass: written as products, ptxas hoists
  * all kPerThread row offsets of K and of V out of the key loop (32 registers at D=128)
- * and spills them. */
-template <int D, int ROWS>
+ * and spills them. CHECK = false (a tile wholly inside rows_valid) drops the per-copy row
+ * test and pointer select, ~3 instructions per cp.async. */
+template <int D, int ROWS, bool CHECK = true>
 __device__ __forceinline__ void load_tile(uint16_t *tile, const uint16_t *head_base,
                                           int64_t row_stride, int row0, int rows_valid) {
     constexpr int kChunks = D / 8;
@@ -124,63 +127,94 @@ __device__ __forceinline__ void load_tile(uint16_t *tile, const uint16_t *head_b
     const uint32_t dst = smem_addr(tile + swizzle<D>(r0, c));
 #pragma unroll
     for (int i = 0; i < kPerThread; i++) {
-        const bool valid = row0 + r0 + i * kRowsPerPass < rows_valid;
+        const bool valid = !CHECK || row0 + r0 + i * kRowsPerPass < rows_valid;
         /* (r0 + i * kRowsPerPass) & 7 == r0 & 7: the swizzle is the same for every pass */
         cp_async_16(dst + i * kRowsPerPass * D * (int)sizeof(uint16_t), valid ? src : head_base, valid);
         src += step;
     }
 }
 
+/* The K or V tile of keys key0..key0+kBlockN-1: interior tiles without the row test. */
+template <int D>
+__device__ __forceinline__ void load_kv_tile(uint16_t *tile, const uint16_t *head_base, int64_t row_stride,
+                                             int key0, int nk) {
+    if (key0 + kBlockN <= nk) load_tile<D, kBlockN, false>(tile, head_base, row_stride, key0, nk);
+    else load_tile<D, kBlockN, true>(tile, head_base, row_stride, key0, nk);
+}
+
 /* ------------------------------------------------------------ the mma.sync kernel */
+
+/* 2^x with the hardware approximation, subnormal results flushed to zero. exp2f without
+ * --use_fast_math wraps the same MUFU.EX2 in a range test and two predicated multiplies
+ * (for subnormal results): 3 extra instructions per score, ~200 per warp and key block.
+ * Here the argument is <= 0, and a probability below 2^-126 of the row maximum changes
+ * no output. */
+__device__ __forceinline__ float exp2_ftz(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
 
 /* Online softmax of one 16x64 score tile held as 8 n-tiles of mma C fragments (this
  * thread: rows g and g+8, columns 2*t4 and 2*t4+1 of each n-tile). Scores become
- * probabilities in place; m (log2 domain), l (this thread's partial row sums) and the O
- * accumulators are rescaled. MASK is a template argument so that interior blocks carry
- * no predicate at all. */
+ * probabilities in place; m (log2 domain) and l (this thread's partial row sums) are
+ * updated, and alpha returns the factor the caller rescales the O accumulators by. MASK
+ * is a template argument so that interior blocks carry no predicate at all. The scale (scale_log2 > 0: a negative scale was moved into Q, see
+ * the kernel) is applied inside the exponent's FFMA, s * c - max * c, after the maximum
+ * of the raw scores, which for c > 0 is the maximum of the scaled ones. */
 template <int D, bool CAUSAL, bool MASK>
-__device__ __forceinline__ void softmax_tile(float s[8][4], float o[D / 8][4], float m[2], float l[2],
+__device__ __forceinline__ void softmax_tile(float s[8][4], float m[2], float l[2], float alpha[2],
                                              const AttnParams &p, int row0, int key0) {
     const int lane = threadIdx.x & 31, t4 = lane & 3;
+    const float c = p.scale_log2;
+    if (MASK) {
 #pragma unroll
-    for (int nt = 0; nt < 8; nt++)
+        for (int nt = 0; nt < 8; nt++)
 #pragma unroll
-        for (int e = 0; e < 4; e++) {
-            float x = s[nt][e] * p.scale_log2;
-            if (MASK) {
+            for (int e = 0; e < 4; e++) {
                 const int row = row0 + (e >= 2 ? 8 : 0);
                 const int key = key0 + nt * 8 + 2 * t4 + (e & 1);
                 bool visible = key < p.nk;
                 if (CAUSAL) visible = visible && key <= row + p.causal_offset;
-                if (!visible) x = -INFINITY;
+                if (!visible) s[nt][e] = -INFINITY;
             }
-            s[nt][e] = x;
-        }
+    }
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-        float mx = m[h];
+        float mx = -INFINITY;
 #pragma unroll
         for (int nt = 0; nt < 8; nt++) mx = fmaxf(mx, fmaxf(s[nt][2 * h], s[nt][2 * h + 1]));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        mx = fmaxf(m[h], mx * c); /* c > 0: -inf stays -inf */
         /* A row that has seen no visible key keeps m = -inf; subtract 0 instead so that
          * exp2(-inf - -inf) never makes a NaN: its p and alpha come out 0. */
         const float base = mx == -INFINITY ? 0.0f : mx;
-        const float alpha = exp2f(m[h] - base);
+        alpha[h] = exp2_ftz(m[h] - base);
         float sum = 0.0f;
         m[h] = mx;
 #pragma unroll
         for (int nt = 0; nt < 8; nt++) {
-            s[nt][2 * h] = exp2f(s[nt][2 * h] - base);
-            s[nt][2 * h + 1] = exp2f(s[nt][2 * h + 1] - base);
+            s[nt][2 * h] = exp2_ftz(fmaf(s[nt][2 * h], c, -base));
+            s[nt][2 * h + 1] = exp2_ftz(fmaf(s[nt][2 * h + 1], c, -base));
             sum += s[nt][2 * h] + s[nt][2 * h + 1];
         }
-        l[h] = l[h] * alpha + sum;
+        l[h] = l[h] * alpha[h] + sum;
+    }
+}
+
+/* O *= alpha per row. Once the row maxima settle, alpha is exactly 1 for all 16 rows of a
+ * tile in most key blocks: a warp-uniform branch then skips D/2 multiplies by 1 (same
+ * result). Called after both row tiles' softmax, so that the branch does not split the
+ * two independent softmax chains, which the scheduler interleaves. */
+template <int D> __device__ __forceinline__ void rescale_o(float o[D / 8][4], const float alpha[2]) {
+    if (__all_sync(0xffffffffu, alpha[0] == 1.0f && alpha[1] == 1.0f)) return;
 #pragma unroll
-        for (int dt = 0; dt < D / 8; dt++) {
-            o[dt][2 * h] *= alpha;
-            o[dt][2 * h + 1] *= alpha;
-        }
+    for (int dt = 0; dt < D / 8; dt++) {
+        o[dt][0] *= alpha[0];
+        o[dt][1] *= alpha[0];
+        o[dt][2] *= alpha[1];
+        o[dt][3] *= alpha[1];
     }
 }
 
@@ -189,13 +223,14 @@ __device__ __forceinline__ void softmax_tile(float s[8][4], float o[D / 8][4], f
  * (one per row tile). Q stays in shared memory and is re-read per key block: two more
  * ldmatrix per 16 MMAs, but its 64 registers of fragments would not fit beside the
  * 2 x 64 O accumulators at D=128. */
-template <int D, bool BF16, bool CAUSAL>
+template <int D, bool BF16, bool CAUSAL, int STAGES>
 __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParams p) {
+    static_assert(STAGES == 1 || STAGES == 2, "one or two K/V stages");
     extern __shared__ __align__(128) uint16_t smem_raw[];
     /* Tiles start 256-byte aligned (kSmemAlign of slack is allocated), so that the
      * ldmatrix addresses below can step the swizzled chunk with one XOR. */
     uint16_t *smem = smem_raw + ((kSmemAlign - (smem_addr(smem_raw) & (kSmemAlign - 1))) & (kSmemAlign - 1)) / 2;
-    uint16_t *sQ = smem, *sK = smem + kBlockM * D, *sV = sK + kBlockN * D;
+    uint16_t *sQ = smem, *sK = smem + kBlockM * D, *sV = sK + STAGES * kBlockN * D;
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
     const int g = lane >> 2, t4 = lane & 3;
 
@@ -227,14 +262,35 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
         warp_first_masked = min(warp_first_masked, lim < kBlockN - 1 ? 0 : (lim + 1) / kBlockN);
     }
 
-    /* Pipeline: K and V have one buffer each; K(j+1) loads during softmax and P V of block
-     * j, V(j+1) during Q K^T of block j+1. Exactly one commit per stage (empty ones too),
-     * so wait_group<1> always means "all but the newest group have landed". */
+    /* Pipeline, STAGES = 1: K and V have one buffer each; K(j+1) loads during softmax and
+     * P V of block j, V(j+1) during Q K^T of block j+1. Exactly one commit per stage (empty
+     * ones too), so wait_group<1> always means "all but the newest group have landed".
+     * Four barriers per key block. STAGES = 2: K(j+1) and V(j+1) load into the other
+     * buffers during all of block j, one group per block; one barrier per block (it both
+     * publishes block j's tiles and retires block j-1's buffers, which j+1 overwrites). */
     load_tile<D, kBlockM>(sQ, qbase, p.qs[1], q0, p.nq);
     if (nkb > 0) load_tile<D, kBlockN>(sK, kbase, p.ks[1], 0, p.nk);
-    cp_async_commit();
+    if (STAGES == 1) cp_async_commit();
     if (nkb > 0) load_tile<D, kBlockN>(sV, vbase, p.vs[1], 0, p.nk);
     cp_async_commit();
+    if (p.negate_q) {
+        /* scale < 0: scale * (q . k) = |scale| * ((-q) . k) exactly (negation is exact and
+         * round-to-nearest is sign-symmetric), so the softmax can take the maximum of raw
+         * scores with a positive factor. Each warp negates the 32 Q rows only it reads;
+         * the barrier at the top of the key loop orders this before any ldmatrix. */
+        cp_async_wait<STAGES == 1 ? 1 : 0>(); /* Q (and K(0)) */
+        __syncthreads();
+        uint4 *rows = reinterpret_cast<uint4 *>(sQ + warp * 32 * D);
+#pragma unroll 4
+        for (int i = lane; i < 32 * D / 8; i += TETRA_WARP) {
+            uint4 x = rows[i];
+            x.x ^= 0x80008000u;
+            x.y ^= 0x80008000u;
+            x.z ^= 0x80008000u;
+            x.w ^= 0x80008000u;
+            rows[i] = x;
+        }
+    }
 
     float o[2][D / 8][4];
 #pragma unroll
@@ -253,8 +309,21 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
 
     for (int kb = 0; kb < nkb; kb++) {
         const int key0 = kb * kBlockN;
-        cp_async_wait<1>(); /* Q and K(kb) */
-        __syncthreads();
+        /* this block's K and V buffers: byte offsets that keep the 256-byte alignment */
+        const uint32_t stage_bytes = STAGES == 1 ? 0u : (uint32_t)(kb & 1) * (kBlockN * D * 2);
+        if (STAGES == 1) {
+            cp_async_wait<1>(); /* Q and K(kb) */
+            __syncthreads();
+        } else {
+            cp_async_wait<0>(); /* Q, K(kb) and V(kb) */
+            __syncthreads();    /* ... for every thread; and every warp is done with kb - 1 */
+            if (kb + 1 < nkb) {
+                const int nxt = (kb + 1) & 1;
+                load_kv_tile<D>(sK + nxt * kBlockN * D, kbase, p.ks[1], key0 + kBlockN, p.nk);
+                load_kv_tile<D>(sV + nxt * kBlockN * D, vbase, p.vs[1], key0 + kBlockN, p.nk);
+            }
+            cp_async_commit();
+        }
 
         float s[2][8][4];
 #pragma unroll
@@ -270,7 +339,7 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
 #pragma unroll
             for (int np = 0; np < 4; np++) {
                 uint32_t bk[4]; /* n-tiles 2np and 2np+1, k halves 0 and 1 */
-                ldsm_x4((k_ldsm ^ (ks << 5)) + np * 16 * D * 2, bk);
+                ldsm_x4(((k_ldsm + stage_bytes) ^ (ks << 5)) + np * 16 * D * 2, bk);
 #pragma unroll
                 for (int mt = 0; mt < 2; mt++) { /* one K fragment, two MMAs */
                     mma_16816<BF16>(s[mt][2 * np], qa[mt], bk[0], bk[1]);
@@ -278,22 +347,29 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
                 }
             }
         }
-        __syncthreads(); /* every warp is done with sK */
-        if (kb + 1 < nkb) load_tile<D, kBlockN>(sK, kbase, p.ks[1], key0 + kBlockN, p.nk);
-        cp_async_commit();
+        if (STAGES == 1) {
+            __syncthreads(); /* every warp is done with sK */
+            if (kb + 1 < nkb) load_kv_tile<D>(sK, kbase, p.ks[1], key0 + kBlockN, p.nk);
+            cp_async_commit();
+        }
 
+        float alpha[2][2];
         if (kb >= warp_first_masked) {
 #pragma unroll
             for (int mt = 0; mt < 2; mt++)
-                softmax_tile<D, CAUSAL, true>(s[mt], o[mt], m[mt], l[mt], p, row0 + 16 * mt, key0);
+                softmax_tile<D, CAUSAL, true>(s[mt], m[mt], l[mt], alpha[mt], p, row0 + 16 * mt, key0);
         } else {
 #pragma unroll
             for (int mt = 0; mt < 2; mt++)
-                softmax_tile<D, CAUSAL, false>(s[mt], o[mt], m[mt], l[mt], p, row0 + 16 * mt, key0);
+                softmax_tile<D, CAUSAL, false>(s[mt], m[mt], l[mt], alpha[mt], p, row0 + 16 * mt, key0);
         }
+#pragma unroll
+        for (int mt = 0; mt < 2; mt++) rescale_o<D>(o[mt], alpha[mt]);
 
-        cp_async_wait<1>(); /* V(kb) */
-        __syncthreads();
+        if (STAGES == 1) {
+            cp_async_wait<1>(); /* V(kb) */
+            __syncthreads();
+        }
 #pragma unroll
         for (int kk = 0; kk < kBlockN / 16; kk++) {
             /* The C fragments of n-tiles 2kk, 2kk+1 are exactly the A fragment of P's
@@ -309,7 +385,7 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
 #pragma unroll
             for (int dp = 0; dp < D / 16; dp++) {
                 uint32_t bv[4]; /* d-tiles 2dp and 2dp+1, key halves 0 and 1 */
-                ldsm_x4_trans((v_ldsm ^ (dp << 5)) + kk * 16 * D * 2, bv);
+                ldsm_x4_trans(((v_ldsm + stage_bytes) ^ (dp << 5)) + kk * 16 * D * 2, bv);
 #pragma unroll
                 for (int mt = 0; mt < 2; mt++) { /* one V fragment, two MMAs */
                     mma_16816<BF16>(o[mt][2 * dp], pa[mt], bv[0], bv[1]);
@@ -317,9 +393,11 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
                 }
             }
         }
-        __syncthreads(); /* every warp is done with sV */
-        if (kb + 1 < nkb) load_tile<D, kBlockN>(sV, vbase, p.vs[1], key0 + kBlockN, p.nk);
-        cp_async_commit();
+        if (STAGES == 1) {
+            __syncthreads(); /* every warp is done with sV */
+            if (kb + 1 < nkb) load_kv_tile<D>(sV, vbase, p.vs[1], key0 + kBlockN, p.nk);
+            cp_async_commit();
+        }
     }
     cp_async_wait<0>();
 
@@ -437,7 +515,8 @@ AttnParams make_params(const tetra_attention_args *a) {
     p.causal_offset = (int)(a->seqlen_k - a->seqlen_q);
     p.num_qblocks = (int)((a->seqlen_q + kBlockM - 1) / kBlockM);
     p.scale = a->scale;
-    p.scale_log2 = (float)((double)a->scale * 1.4426950408889634);
+    p.scale_log2 = (float)(fabs((double)a->scale) * 1.4426950408889634);
+    p.negate_q = a->scale < 0.0f;
     p.dtype = a->dtype;
     return p;
 }
@@ -452,13 +531,32 @@ tetra_status launch_reference(tetra_context *ctx, const tetra_attention_args *a)
     return TETRA_OK;
 }
 
-template <int D, bool BF16, bool CAUSAL>
+template <int D, int STAGES> constexpr int mma_smem_bytes() {
+    return (kBlockM + 2 * STAGES * kBlockN) * D * (int)sizeof(uint16_t) + kSmemAlign;
+}
+
+/* Two K/V stages only where two CTAs of that size still fit on an SM (H200: 2 x 96.25 KB
+ * of 228 KB at D=128); otherwise one stage (A100's 164 KB, sm_86/89/120's 100 KB): the
+ * second CTA per SM is worth more than the second stage. */
+template <int D> int mma_stages(const tetra_context *ctx) {
+    constexpr int smem2 = mma_smem_bytes<D, 2>();
+    int per_sm = 0, per_block = 0;
+    if (cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, ctx->device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 1;
+    }
+    return smem2 <= per_block && 2 * (smem2 + 1024) <= per_sm ? 2 : 1; /* 1 KB reserved per CTA */
+}
+
+template <int D, bool BF16, bool CAUSAL, int STAGES>
 tetra_status launch_mma_config(tetra_context *ctx, const AttnParams &p, int64_t ctas) {
-    constexpr int smem = (kBlockM + 2 * kBlockN) * D * (int)sizeof(uint16_t) + kSmemAlign;
-    /* 64 KB at D=128 (Q 32 + K 16 + V 16): within sm_120's 99 KB per block; on the H200
-     * (227 KB) the 255-register threads, not shared memory, limit it to 2 CTAs per SM. */
+    constexpr int smem = mma_smem_bytes<D, STAGES>();
+    /* D=128: 64.25 KB with one stage (Q 32 + K 16 + V 16), 96.25 KB with two; both within
+     * sm_120's 99 KB per block. On the H200 the 255-register threads limit it to 2 CTAs
+     * per SM either way. */
     static_assert(smem <= 99 * 1024, "path 2 must fit sm_120's 99 KB of shared memory per block");
-    const auto kernel = attention_fwd_mma<D, BF16, CAUSAL>;
+    const auto kernel = attention_fwd_mma<D, BF16, CAUSAL, STAGES>;
     if (smem > 48 * 1024) {
         /* The opt-in above 48 KB is a driver call per function and device: do it once per
          * device (bit d of `ready`; devices >= 64 are set every call). */
@@ -472,6 +570,20 @@ tetra_status launch_mma_config(tetra_context *ctx, const AttnParams &p, int64_t 
     kernel<<<(unsigned)ctas, kThreads, smem, (cudaStream_t)ctx->stream>>>(p);
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
+}
+
+template <int D, int STAGES>
+tetra_status launch_mma_stages(tetra_context *ctx, const AttnParams &p, int64_t ctas, bool bf16, bool causal) {
+    if (bf16) return causal ? launch_mma_config<D, true, true, STAGES>(ctx, p, ctas)
+                            : launch_mma_config<D, true, false, STAGES>(ctx, p, ctas);
+    return causal ? launch_mma_config<D, false, true, STAGES>(ctx, p, ctas)
+                  : launch_mma_config<D, false, false, STAGES>(ctx, p, ctas);
+}
+
+template <int D>
+tetra_status launch_mma_head(tetra_context *ctx, const AttnParams &p, int64_t ctas, bool bf16, bool causal) {
+    if (mma_stages<D>(ctx) == 2) return launch_mma_stages<D, 2>(ctx, p, ctas, bf16, causal);
+    return launch_mma_stages<D, 1>(ctx, p, ctas, bf16, causal);
 }
 
 tetra_status launch_mma(tetra_context *ctx, const tetra_attention_args *a) {
@@ -500,16 +612,8 @@ tetra_status launch_mma(tetra_context *ctx, const tetra_attention_args *a) {
         return tetra_fail(TETRA_ERR_UNSUPPORTED, "attention path 2: %lld CTAs exceed the grid limit",
                           (long long)ctas);
     const bool bf16 = a->dtype == TETRA_DTYPE_BF16, causal = a->causal != 0;
-    if (a->head_dim == 64) {
-        if (bf16) return causal ? launch_mma_config<64, true, true>(ctx, p, ctas)
-                                : launch_mma_config<64, true, false>(ctx, p, ctas);
-        return causal ? launch_mma_config<64, false, true>(ctx, p, ctas)
-                      : launch_mma_config<64, false, false>(ctx, p, ctas);
-    }
-    if (bf16) return causal ? launch_mma_config<128, true, true>(ctx, p, ctas)
-                            : launch_mma_config<128, true, false>(ctx, p, ctas);
-    return causal ? launch_mma_config<128, false, true>(ctx, p, ctas)
-                  : launch_mma_config<128, false, false>(ctx, p, ctas);
+    if (a->head_dim == 64) return launch_mma_head<64>(ctx, p, ctas, bf16, causal);
+    return launch_mma_head<128>(ctx, p, ctas, bf16, causal);
 }
 
 } // namespace
