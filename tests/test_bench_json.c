@@ -162,6 +162,7 @@ static void test_results_and_report(const char *dir) {
     m.calibration_file = "cal.json";
     m.seed = 1;
     m.opts = &o;
+    m.rows_planned = 5; /* as a sweep stopped after 3 of its 5 rows leaves its file */
     bjw_init(&w);
     bench_write_results(&w, &m, rows, 3);
     snprintf(path, sizeof path, "%s/results.json", dir);
@@ -189,6 +190,9 @@ static void test_results_and_report(const char *dir) {
         CHECK(bench_json_num(bench_json_at(bench_json_get(bench_json_get(r0, "telemetry"), "sm_mhz"), 0), 0) == 1977);
         CHECK(!strcmp(bench_json_str(bench_json_get(bench_json_at(res, 2), "verdict"), ""), "skipped"));
         CHECK(bench_json_num(bench_json_get(r0, "pct_ceiling"), 0) > 0);
+        CHECK(bench_json_get(j, "complete") && bench_json_get(j, "complete")->type == BJ_BOOL &&
+              bench_json_num(bench_json_get(j, "complete"), 1) == 0);
+        CHECK(bench_json_num(bench_json_get(j, "rows_planned"), 0) == 5);
     }
     files[0] = j;
     names[0] = "results.json";
@@ -200,6 +204,7 @@ static void test_results_and_report(const char *dir) {
         md = slurp(p);
         CHECK(md && strstr(md, "Synthetic GPU") && strstr(md, "speedup.svg") && strstr(md, "1.100 [1.090, 1.110]"));
         CHECK(md && strstr(md, "skipped"));
+        CHECK(md && strstr(md, "**partial**: 3 of 5 planned rows"));
         free(md);
         snprintf(p, sizeof p, "%s/speedup.svg", rdir);
         svg = slurp(p);

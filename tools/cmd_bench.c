@@ -344,6 +344,17 @@ static int write_json_file(const char *path, bench_json_writer *w) {
     return 0;
 }
 
+/* The sweep's results file with its first n rows. */
+static int write_sweep(const args *a, const bench_run_meta *m, const bench_row *rows, int n) {
+    bench_json_writer w;
+    int rc;
+    bjw_init(&w);
+    bench_write_results(&w, m, rows, n);
+    rc = write_json_file(a->out, &w);
+    bjw_free(&w);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- hidden: one row */
 
 static int cmd_row(int argc, char **argv) {
@@ -561,6 +572,9 @@ static int cmd_sweep(int argc, char **argv) {
     nrows = shapes.n * nb;
     rows = (bench_row *)calloc((size_t)nrows, sizeof *rows);
     if (!rows) { bench_session_close(&s); bench_shapes_free(&shapes); return 1; }
+    run_meta(&m, &s, &a, argc, argv, date, commit, cmdline);
+    m.ceilings = ceil; m.t_noise = t_noise; m.calibration_file = a.calibration;
+    m.opts = &a.o; m.rotate_bytes = s.env.rotate_bytes; m.rows_planned = nrows;
     printf("%-20s %-22s %-22s %10s %10s  %-26s %-13s %-12s %7s %7s\n", "shape", "A", "B", "A us", "B us",
            "ratio B/A [95% CI]", "AB / BA", "verdict", "A %ceil", "B %ceil");
     for (int i = 0; i < shapes.n; i++)
@@ -593,18 +607,14 @@ static int cmd_sweep(int argc, char **argv) {
             }
             printf("    %s\n", row->cmd);
             fflush(stdout);
+            /* rewritten (atomically) after every row: a sweep killed by a time limit keeps
+             * the rows it finished, marked "complete": false */
+            if (a.out && r + 1 < nrows && write_sweep(&a, &m, rows, r + 1)) rc = 1;
         }
     cli_progress(nrows, nrows, "");
     if (a.out) {
-        bench_json_writer w;
-        run_meta(&m, &s, &a, argc, argv, date, commit, cmdline);
-        m.ceilings = ceil; m.t_noise = t_noise; m.calibration_file = a.calibration;
-        m.opts = &a.o; m.rotate_bytes = s.env.rotate_bytes;
-        bjw_init(&w);
-        bench_write_results(&w, &m, rows, nrows);
-        if (write_json_file(a.out, &w)) rc = 1;
+        if (write_sweep(&a, &m, rows, nrows)) rc = 1;
         else fprintf(stderr, "tetra bench: wrote %s\n", a.out);
-        bjw_free(&w);
     }
     free(rows);
     bench_session_close(&s);

@@ -348,6 +348,7 @@ typedef struct bench_run_meta {
     uint64_t seed;
     const bench_opts *opts;
     size_t rotate_bytes;
+    int rows_planned; /* rows the sweep will run; a file with fewer is partial (0: unknown) */
 } bench_run_meta;
 
 void bench_write_env(bench_json_writer *w, const bench_run_meta *m);

@@ -239,6 +239,11 @@ void bench_write_results(bench_json_writer *w, const bench_run_meta *m, const be
     bjw_obj(w, NULL);
     bench_write_env(w, m);
     bjw_str(w, "kind", "results");
+    /* a sweep rewrites its file after every row, so a killed run keeps the rows it finished */
+    if (m->rows_planned) {
+        bjw_num(w, "rows_planned", m->rows_planned);
+        bjw_bool(w, "complete", n >= m->rows_planned);
+    }
     bjw_arr(w, "results");
     for (int i = 0; i < n; i++) bench_write_row(w, &rows[i], 1);
     bjw_arr_end(w);
@@ -376,6 +381,12 @@ int bench_report(const bench_json *const *files, const char *const *names, int n
         bjw_rawf(&md, "- device: %s (driver %s, CUDA %s, %.0f SMs)\n", jstr(dev, "name"), jstr(dev, "driver"),
                  jstr(dev, "cuda"), jnum(dev, "sms"));
         bjw_rawf(&md, "- commit `%s`, date %s\n", jstr(j, "commit"), jstr(j, "date"));
+        {
+            const bench_json *done = bench_json_get(j, "complete");
+            if (done && done->type == BJ_BOOL && !done->num)
+                bjw_rawf(&md, "- **partial**: %d of %.0f planned rows (the sweep was stopped before its end)\n",
+                         bench_json_len(res), jnum(j, "rows_planned"));
+        }
         if (isfinite(jnum(ce, "read_GBps")))
             bjw_rawf(&md, "- ceilings: read %.0f GB/s, copy %.0f GB/s, BF16 GEMM %.0f TFLOP/s, FP8 GEMM %.0f TFLOP/s\n",
                      jnum(ce, "read_GBps"), jnum(ce, "copy_GBps"), jnum(ce, "bf16_gemm_TFLOPs"),
