@@ -42,12 +42,16 @@ want small && step tetra-small 150 "$T" bench --a tetra-gemm --b cublaslt-bf16-t
   --out "$res/tetra-gemm-small.json"
 want w4a4 && step w4a4 120 "$T" bench --shape 1x14336x4096,1x4096x14336,1x28672x8192,1x7168x16384 \
   --a tetra-gemm-w4a4 --b tetra-gemm,tetra-gemm-w4a4-full $G $cal --out "$res/w4a4.json"
-# prefill: seed000 (the 8192^3-class rows take ~10 s each: keep the step limit generous;
-# run 12 lost its JSON to a 70 s limit), M = 64 / 256 / 512, glm5-tp8, and the portable kernel
-want prefill && step tetra-prefill 600 "$T" bench --set seed000,glm5-tp8 --a tetra-gemm --b cublaslt-bf16-tuned $G $cal \
+# prefill: seed000 + glm5-tp8 (the 8192^3-class rows take 10-25 s each; a sweep writes its
+# JSON after every row, so a step limit costs only the rows not reached), W4A4, M = 64 /
+# 256 / 512, and the portable kernel
+want prefill && step tetra-prefill 600 "$T" bench --set seed000,glm5-tp8 --a tetra-gemm --b cublaslt-bf16-tuned,cublaslt-fp8 $G $cal \
   --out "$res/tetra-gemm-prefill.json"
-want prefill && step tetra-prefill-m 240 "$T" bench --a tetra-gemm --b cublaslt-bf16-tuned $G $cal \
-  --m 64,256,512 --n 14336 --k 4096 --out "$res/tetra-gemm-midm.json"
+want prefill && step tetra-prefill-w4a4 400 "$T" bench --a tetra-gemm-w4a4 --b cublaslt-bf16-tuned,tetra-gemm $cal \
+  --shape 1024x4096x4096,2048x14336x4096,4096x4096x4096,4096x4096x14336,8192x8192x8192 --out "$res/tetra-gemm-w4a4-prefill.json"
+want prefill && step tetra-prefill-m 300 "$T" bench --a tetra-gemm --b cublaslt-bf16-tuned $G $cal \
+  --shape 64x14336x4096,64x4096x14336,64x28672x8192,256x14336x4096,256x4096x14336,256x28672x8192,512x14336x4096,512x4096x14336,512x28672x8192 \
+  --out "$res/tetra-gemm-midm.json"
 want prefill && step tetra-gemm-mma 300 "$T" bench --a tetra-gemm-mma --b cublaslt-bf16-tuned $cal \
   --shape 1024x4096x4096,4096x4096x4096,2048x14336x4096 --out "$res/tetra-gemm-mma.json"
 # the cost of batch-invariant mode (one configuration for every M, no split-K)
@@ -56,7 +60,7 @@ want batchinv && step batchinv 240 "$T" bench --a tetra-gemm-batchinv --b tetra-
   --out "$res/tetra-gemm-batchinv.json"
 want fp8 && step fp8 90 "$T" bench --a cublaslt-bf16-tuned --b cublaslt-fp8 $G $cal \
   --shape 1x4096x4096,16x14336x4096,4096x4096x4096,8192x8192x8192 --out "$res/cublaslt-fp8.json"
-want gpumode && step gpumode 150 "$T" bench --set gpumode --a tetra-gemm --b cublaslt-bf16-tuned,cublaslt-bf16 \
+want gpumode && step gpumode 150 "$T" bench --set gpumode --a tetra-gemm --b cublaslt-bf16-tuned,cublaslt-fp8 \
   $G $cal --out "$res/tetra-gemm-gpumode.json"
 for v in "" -causal; do
   want attention && step "attention$v" 300 "$T" bench --set attention --a "tetra-attention$v" \
