@@ -168,7 +168,9 @@ typedef struct tetra_context tetra_context;
 /* Create a context on CUDA device `device` (-1: the current device). Returns
  * TETRA_ERR_NO_DEVICE when no CUDA device is visible. The context owns a workspace
  * that grows on demand; set_workspace replaces it with caller memory (W4A4's staging
- * buffer, see tetra_gemm, stays context-owned). */
+ * buffer, see tetra_gemm, stays context-owned). Growing a buffer synchronizes the
+ * context's stream, which a stream being captured into a CUDA graph refuses: run each
+ * shape once before capturing it, or give the context a large enough workspace. */
 tetra_status tetra_context_create(tetra_context **ctx, int device);
 tetra_status tetra_context_destroy(tetra_context *ctx);
 /* stream is a cudaStream_t (NULL: the legacy default stream). */
