@@ -257,6 +257,51 @@ static int write_table(const char *path, const tune_args *a, const bench_session
     return rc;
 }
 
+/* A dispatcher's score on the held-out shapes: with the new table (table_us) or as AUTO
+ * dispatched before it was loaded (auto_us). */
+typedef struct {
+    int n, within5, within2_fixed;
+    double worst, geomean;
+} held_score_t;
+
+static held_score_t held_score(const tune_row *hr, int n, int fixed, int with_table) {
+    held_score_t sc = {0, 0, 0, 0, 0};
+    double lg = 0;
+    for (int i = 0; i < n; i++) {
+        const tune_row *r = &hr[i];
+        const double t = with_table ? r->table_us : r->auto_us;
+        double vb, vf;
+        if (r->best < 0 || isnan(t) || isnan(r->table_us)) continue;
+        vb = t / r->us[r->best];
+        vf = fixed >= 0 ? t / r->us[fixed] : NAN;
+        sc.n++;
+        sc.within5 += vb <= 1.05;
+        sc.within2_fixed += !(vf > 1.02);
+        sc.worst = fmax(sc.worst, vb);
+        lg += log(vb);
+    }
+    sc.geomean = sc.n ? exp(lg / sc.n) : NAN;
+    return sc;
+}
+
+static void print_score(const char *what, const held_score_t *sc, int fixed) {
+    char b[64];
+    if (!sc->n) return;
+    printf("%s: %d/%d within 5%% of the best configuration (worst x%.3f, geomean x%.3f); "
+           "%d/%d no more than 2%% slower than the best fixed configuration %s\n",
+           what, sc->within5, sc->n, sc->worst, sc->geomean, sc->within2_fixed, sc->n, config_name(fixed, b, sizeof b));
+}
+
+static void json_score(bench_json_writer *w, const char *key, const held_score_t *sc) {
+    bjw_obj(w, key);
+    bjw_int(w, "scored", sc->n);
+    bjw_int(w, "within5_of_best", sc->within5);
+    bjw_int(w, "within2_of_fixed", sc->within2_fixed);
+    bjw_num(w, "worst", sc->worst);
+    bjw_num(w, "geomean", sc->geomean);
+    bjw_obj_end(w);
+}
+
 static void json_rows(bench_json_writer *w, const char *key, const tune_row *rows, int n) {
     char b[64];
     bjw_arr(w, key);
@@ -294,8 +339,9 @@ int cmd_tune(int argc, char **argv) {
     char file[4096], msg[512], commit[64], date[64], b1[64], b2[64];
     const bench_arm *arm;
     tetra_dispatch_table table = {0};
-    int rc = 1, fixed = -1;
+    int rc = 1, fixed = -1, ship = 0;
     double fixed_geo = INFINITY;
+    held_score_t score_table = {0, 0, 0, 0, 0}, score_before = {0, 0, 0, 0, 0};
 
     if (parse_args(argc, argv, &a)) return 2;
     /* line-buffered even into a file: a run cut short by a time limit keeps the shapes it
@@ -378,36 +424,29 @@ int cmd_tune(int argc, char **argv) {
         }
     }
     if (held.n) {
-        int within5 = 0, within2_fixed = 0, nscored = 0;
-        double worst = 0, geo = 0;
         printf("held-out: table (AUTO with the new table) vs best configuration, vs fixed %s\n",
                config_name(fixed, b1, sizeof b1));
         for (int i = 0; i < held.n; i++) {
             const tune_row *r = &hr[i];
-            double vb, vf;
             if (r->best < 0 || isnan(r->table_us)) {
                 printf("  %6lldx%6lldx%6lld  not scored %s\n", (long long)r->shape.m, (long long)r->shape.n,
                        (long long)r->shape.k, r->gate_msg);
                 continue;
             }
-            vb = r->table_us / r->us[r->best];
-            vf = fixed >= 0 ? r->table_us / r->us[fixed] : NAN;
-            nscored++;
-            within5 += vb <= 1.05;
-            within2_fixed += !(vf > 1.02);
-            worst = fmax(worst, vb);
-            geo += log(vb);
             printf("  %6lldx%6lldx%6lld  table %10.2f us (pick %-16s) best %-16s %10.2f us  x%.3f  vs fixed x%.3f"
                    "  AUTO-before %.2f us\n",
                    (long long)r->shape.m, (long long)r->shape.n, (long long)r->shape.k, r->table_us,
                    config_name(r->table_pick, b1, sizeof b1), config_name(r->best, b2, sizeof b2), r->us[r->best],
-                   vb, vf, r->auto_us);
+                   r->table_us / r->us[r->best], fixed >= 0 ? r->table_us / r->us[fixed] : NAN, r->auto_us);
         }
-        if (nscored)
-            printf("held-out score: %d/%d within 5%% of the best configuration (worst x%.3f, geomean x%.3f); "
-                   "%d/%d no more than 2%% slower than the best fixed configuration %s\n",
-                   within5, nscored, worst, exp(geo / nscored), within2_fixed, nscored,
-                   config_name(fixed, b1, sizeof b1));
+        score_table = held_score(hr, held.n, fixed, 1);
+        score_before = held_score(hr, held.n, fixed, 0);
+        print_score("held-out score, new table", &score_table, fixed);
+        print_score("held-out score, AUTO before it", &score_before, fixed);
+        ship = score_table.n > 0 && score_table.within5 >= score_before.within5 &&
+               score_table.within2_fixed >= score_before.within2_fixed && score_table.geomean <= score_before.geomean;
+        printf("verdict: %s\n", ship ? "the new table is no worse than AUTO before it on every count: ship it"
+                                      : "the new table loses to AUTO before it on some count: do not ship it");
     }
     if (a.json) {
         bench_json_writer w;
@@ -423,6 +462,11 @@ int cmd_tune(int argc, char **argv) {
         bjw_str(&w, "table", a.out);
         bjw_str(&w, "timing", "CUDA-graph replays, two passes (forward, backward), mean of the passes' medians");
         bjw_str(&w, "fixed_config", config_name(fixed, b1, sizeof b1));
+        if (held.n) {
+            json_score(&w, "score_table", &score_table);
+            json_score(&w, "score_before", &score_before);
+            bjw_bool(&w, "ship", ship);
+        }
         json_rows(&w, "tuned", tr, train.n);
         json_rows(&w, "held_out", hr, held.n);
         bjw_obj_end(&w);
