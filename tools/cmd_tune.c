@@ -262,10 +262,10 @@ static int write_table(const char *path, const tune_args *a, const bench_session
 typedef struct {
     int n, within5, within2_fixed;
     double worst, geomean;
-} held_score_t;
+} tune_score;
 
-static held_score_t held_score(const tune_row *hr, int n, int fixed, int with_table) {
-    held_score_t sc = {0, 0, 0, 0, 0};
+static tune_score score_held_out(const tune_row *hr, int n, int fixed, int with_table) {
+    tune_score sc = {0, 0, 0, 0, 0};
     double lg = 0;
     for (int i = 0; i < n; i++) {
         const tune_row *r = &hr[i];
@@ -284,7 +284,7 @@ static held_score_t held_score(const tune_row *hr, int n, int fixed, int with_ta
     return sc;
 }
 
-static void print_score(const char *what, const held_score_t *sc, int fixed) {
+static void print_score(const char *what, const tune_score *sc, int fixed) {
     char b[64];
     if (!sc->n) return;
     printf("%s: %d/%d within 5%% of the best configuration (worst x%.3f, geomean x%.3f); "
@@ -292,7 +292,7 @@ static void print_score(const char *what, const held_score_t *sc, int fixed) {
            what, sc->within5, sc->n, sc->worst, sc->geomean, sc->within2_fixed, sc->n, config_name(fixed, b, sizeof b));
 }
 
-static void json_score(bench_json_writer *w, const char *key, const held_score_t *sc) {
+static void json_score(bench_json_writer *w, const char *key, const tune_score *sc) {
     bjw_obj(w, key);
     bjw_int(w, "scored", sc->n);
     bjw_int(w, "within5_of_best", sc->within5);
@@ -341,7 +341,7 @@ int cmd_tune(int argc, char **argv) {
     tetra_dispatch_table table = {0};
     int rc = 1, fixed = -1, ship = 0;
     double fixed_geo = INFINITY;
-    held_score_t score_table = {0, 0, 0, 0, 0}, score_before = {0, 0, 0, 0, 0};
+    tune_score score_table = {0, 0, 0, 0, 0}, score_before = {0, 0, 0, 0, 0};
 
     if (parse_args(argc, argv, &a)) return 2;
     /* line-buffered even into a file: a run cut short by a time limit keeps the shapes it
@@ -439,8 +439,8 @@ int cmd_tune(int argc, char **argv) {
                    config_name(r->table_pick, b1, sizeof b1), config_name(r->best, b2, sizeof b2), r->us[r->best],
                    r->table_us / r->us[r->best], fixed >= 0 ? r->table_us / r->us[fixed] : NAN, r->auto_us);
         }
-        score_table = held_score(hr, held.n, fixed, 1);
-        score_before = held_score(hr, held.n, fixed, 0);
+        score_table = score_held_out(hr, held.n, fixed, 1);
+        score_before = score_held_out(hr, held.n, fixed, 0);
         print_score("held-out score, new table", &score_table, fixed);
         print_score("held-out score, AUTO before it", &score_before, fixed);
         ship = score_table.n > 0 && score_table.within5 >= score_before.within5 &&
