@@ -1,13 +1,13 @@
 /* gemm_api.c - tetra_gemm: validate, resolve descriptors, dispatch to a kernel family.
  *
  * Dispatch (TETRA_PATH_AUTO): M <= 16 -> GEMV kernels; otherwise the Hopper wgmma GEMM
- * on sm_90 (W4A4 through a BF16 staging pass of A), the portable mma.sync GEMM elsewhere. Batch-invariant products skip the GEMV
- * (its use depends on M) and the launchers then choose a configuration without split-K.
- * Where the context has a dispatch table (tetra tune; docs/tuning.md), its nearest entry's
- * path and configuration are tried first, and the heuristics take over if that path
- * refuses the problem. A launcher that cannot take a problem
- * returns TETRA_ERR_UNSUPPORTED and the next one is tried; the reference kernel takes
- * everything, so AUTO never fails for a valid problem. */
+ * on sm_90 (W4A4 through a BF16 staging pass of A), the portable mma.sync GEMM elsewhere.
+ * Batch-invariant products skip the GEMV (its use depends on M) and the launchers then
+ * choose a configuration without split-K. Where the context has a dispatch table (tetra
+ * tune; docs/tuning.md), its nearest entry's path and configuration are tried first, and
+ * the heuristics take over if that path refuses the problem. A launcher that cannot take
+ * a problem returns TETRA_ERR_UNSUPPORTED and the next one is tried; the reference kernel
+ * takes everything, so AUTO never fails for a valid problem. */
 #include <math.h>
 
 #include "../core/internal.h"

@@ -149,45 +149,41 @@ tetra_status tetra_context_set_workspace(tetra_context *ctx, void *workspace, si
     return TETRA_OK;
 }
 
-tetra_status tetra_context_workspace(tetra_context *ctx, size_t bytes, void **ptr) {
+/* Grow a context-owned device buffer to at least `bytes` (the workspace and the staging
+ * buffer share this). */
+static tetra_status grow_buffer(tetra_context *ctx, void **buf, size_t *have, size_t bytes, const char *what) {
     cudaError_t err;
-    if (bytes <= ctx->workspace_bytes) {
-        *ptr = ctx->workspace;
-        return TETRA_OK;
+    if (bytes <= *have) return TETRA_OK;
+    if (*buf) {
+        /* the old buffer may still be in use by queued work on this stream */
+        cudaStreamSynchronize((cudaStream_t)ctx->stream);
+        cudaFree(*buf);
+        *buf = NULL;
+        *have = 0;
     }
-    if (ctx->workspace && !ctx->owns_workspace)
+    if ((err = cudaMalloc(buf, bytes)) != cudaSuccess) return cuda_fail(err, what);
+    *have = bytes;
+    return TETRA_OK;
+}
+
+tetra_status tetra_context_workspace(tetra_context *ctx, size_t bytes, void **ptr) {
+    tetra_status st;
+    if (bytes > ctx->workspace_bytes && ctx->workspace && !ctx->owns_workspace)
         return tetra_fail(TETRA_ERR_INVALID_ARGUMENT,
                           "the workspace set by tetra_context_set_workspace holds %zu bytes; this "
                           "call needs %zu",
                           ctx->workspace_bytes, bytes);
-    if (ctx->workspace) {
-        /* the old buffer may still be in use by queued work on this stream */
-        cudaStreamSynchronize((cudaStream_t)ctx->stream);
-        cudaFree(ctx->workspace);
-        ctx->workspace = NULL;
-        ctx->workspace_bytes = 0;
+    if (bytes > ctx->workspace_bytes) {
+        if ((st = grow_buffer(ctx, &ctx->workspace, &ctx->workspace_bytes, bytes, "workspace cudaMalloc")) != TETRA_OK)
+            return st;
+        ctx->owns_workspace = 1;
     }
-    if ((err = cudaMalloc(&ctx->workspace, bytes)) != cudaSuccess)
-        return cuda_fail(err, "workspace cudaMalloc");
-    ctx->workspace_bytes = bytes;
-    ctx->owns_workspace = 1;
     *ptr = ctx->workspace;
     return TETRA_OK;
 }
 
 tetra_status tetra_context_stage(tetra_context *ctx, size_t bytes, void **ptr) {
-    cudaError_t err;
-    if (bytes > ctx->stage_bytes) {
-        if (ctx->stage) {
-            /* the old buffer may still be read by queued work on this stream */
-            cudaStreamSynchronize((cudaStream_t)ctx->stream);
-            cudaFree(ctx->stage);
-            ctx->stage = NULL;
-            ctx->stage_bytes = 0;
-        }
-        if ((err = cudaMalloc(&ctx->stage, bytes)) != cudaSuccess) return cuda_fail(err, "staging buffer cudaMalloc");
-        ctx->stage_bytes = bytes;
-    }
+    tetra_status st = grow_buffer(ctx, &ctx->stage, &ctx->stage_bytes, bytes, "staging buffer cudaMalloc");
     *ptr = ctx->stage;
-    return TETRA_OK;
+    return st;
 }
