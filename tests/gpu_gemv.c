@@ -416,6 +416,8 @@ int main(void) {
             /* X rows not 16-byte aligned: scalar path at a large K */
             {"x ld=K+4 (scalar path)", 7, 300, 4096, 1, BF, LIN, LIN, F32, 0, 1.0f, 0, 4, G},
             {"x ld=K+8 (fast path)", 13, 300, 4096, 1, H, SWZ, LIN, BF, 0, 1.0f, 0, 8, G},
+            /* rows g + 8 of X are addressed 8 padded rows past row g (one-segment-ahead loads) */
+            {"x ld=K+24 M=16 L=2", 16, 200, 1024, 2, BF, LIN, SWZ, F32, 0, 1.0f, 0, 24, G},
             /* L = 3 with padded batch strides, fast and scalar paths */
             {"L=3 bf16", 6, 1000, 2048, 3, BF, SWZ, LIN, BF, 0, 1.0f, 0, 8, G},
             {"L=3 fp4 swz", 12, 640, 1024, 3, F4, SWZ, SWZ, F32, 0, 1.0f, 0, 0, G},

@@ -44,6 +44,10 @@
 #include <stdint.h>
 #include <type_traits>
 
+#ifndef TETRA_GEMV_ACC_SETS
+#define TETRA_GEMV_ACC_SETS 1
+#endif
+
 namespace {
 
 enum {
@@ -58,7 +62,10 @@ enum {
     /* Split-K reduce: the last CTA of a tile sums in-kernel up to this many splits; more
      * splits go to gemv_splitk_reduce (a second launch), whose cost does not grow with S
      * or M (notes: v2 regression) */
-    GEMV_LAST_CTA_MAX_SPLITS = 2
+    GEMV_LAST_CTA_MAX_SPLITS = 2,
+    /* independent mma accumulator chains per tile (1: one chain of 8 per segment; 2: two of
+     * 4, summed after the K loop); an experiment switch, notes: session 4 */
+    GEMV_ACC_SETS = TETRA_GEMV_ACC_SETS
 };
 
 /* Which activation operand: decides the tensor-core type (bf16 for BF16 X, f16 else). */
@@ -318,25 +325,35 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
         }
     };
 
-    /* activation rows g and g + 8 of this lane; NULL when past M (zero operand) */
+    /* activation rows g and g + 8 of this lane. Rows past M read row 0 (a valid address)
+     * under a false predicate, i.e. not at all: their operand stays zero. */
     const uint8_t *xrow[2];
+    bool xon[2];
     int64_t xsrow[2];
     const uint8_t *x_scales = p.x_scales ? p.x_scales + l * p.x_scale_batch : nullptr;
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         int m = g + 8 * h;
-        xrow[h] = m < p.m ? p.x + l * p.x_batch_bytes + (int64_t)m * p.x_row_bytes : nullptr;
-        xsrow[h] = XK == X_NVFP4 ? scale_rowpart(p.x_swizzled, m, p.nkb, p.x_scale_ld) : 0;
+        xon[h] = m < p.m;
+        xrow[h] = p.x + l * p.x_batch_bytes + (int64_t)(xon[h] ? m : 0) * p.x_row_bytes;
+        xsrow[h] = XK == X_NVFP4 ? scale_rowpart(p.x_swizzled, xon[h] ? m : 0, p.nkb, p.x_scale_ld) : 0;
     }
 
-    float acc[2][2][4];
+    /* GEMV_ACC_SETS independent accumulators per (A tile, n tile); set j takes the mma steps
+     * of words q with q % GEMV_ACC_SETS == j (the same for every M) and the sets are added
+     * in order 0, 1, .. after the K loop */
+    float acc[2][2][GEMV_ACC_SETS][4];
 #pragma unroll
     for (int a = 0; a < 2; a++)
 #pragma unroll
         for (int h = 0; h < 2; h++)
 #pragma unroll
-            for (int c = 0; c < 4; c++) acc[a][h][c] = 0.0f;
-    uint32_t bad[4] = {0u, 0u, 0u, 0u};
+            for (int j = 0; j < GEMV_ACC_SETS; j++)
+#pragma unroll
+                for (int c = 0; c < 4; c++) acc[a][h][j][c] = 0.0f;
+    /* NaN flags of the lane's 4 rows in one register: row i at bit 7 - i of each byte
+     * (one register instead of four: the K loop is at the register cap) */
+    uint32_t bad = 0u;
 
     const int nseg = seg_end - seg_begin;
 #pragma unroll
@@ -345,19 +362,66 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
         cp_async_commit();
     }
 
-    /* activation fragments xf[h][q][pair] for K 8q + pair and 8q + pair + 4; rows past M
-     * stay zero */
-    uint32_t xf[2][4][4];
+    /* The activations are loaded one segment ahead: dense X word by word (the raw words of
+     * word q for segment s + 1 are loaded right after segment s's mma steps of word q, into
+     * the registers word q just left, and permuted right before they are used), NVFP4 X as a
+     * whole (loaded halfway through segment s, dequantized at the top of s + 1). The load's
+     * L1/L2 round trip then overlaps a segment's work instead of stalling the warp before its
+     * first dequantization, at no extra registers (notes: session 4). Predicated loads, no
+     * branch, so the scheduler is free to place them. */
+    constexpr int XW = XK == X_NVFP4 ? 1 : 4;
+    /* dense X: this lane's 64 bytes of the next segment of row g (advanced by a segment
+     * per load); row g + 8 (M > 8 only, so row g exists) is 8 rows further. One pointer:
+     * per-row or per-word pointers would cost registers the M > 8 loop does not have. */
+    const uint8_t *xnext = xrow[0] + (int64_t)seg_begin * 256 + 64 * t;
+    uint4 xraw[2][XW];
+    uint32_t xsraw[2] = {0u, 0u};
+    /* rows past M never load: their raw words keep these zeros (zero B columns) */
 #pragma unroll
     for (int h = 0; h < 2; h++)
 #pragma unroll
-        for (int q = 0; q < 4; q++)
+        for (int q = 0; q < XW; q++) xraw[h][q] = make_uint4(0u, 0u, 0u, 0u);
+    auto load_x = [&](int h, int q, int seg, bool on) {
+        if (!on) return; /* past M, or past the split's last segment (words then unused) */
+        if (XK == X_NVFP4) {
+            xraw[h][0] = __ldg((const uint4 *)(xrow[h] + (int64_t)seg * 64 + 16 * t));
+            xsraw[h] = load_scale2(x_scales + xsrow[h] + scale_kpart(p.x_swizzled, seg, t));
+        } else { /* elements 8q..8q+7: (x0x1, x2x3, x4x5, x6x7) */
+            xraw[h][q] = __ldg((const uint4 *)(xnext + (h ? 8 * p.x_row_bytes : 0)) + q);
+        }
+    };
+    /* activation fragments xf[h][q][pair] for K 8q + pair and 8q + pair + 4 */
+    uint32_t xf[2][4][4];
+    auto unpack_x_fp4 = [&](int h) {
+        uint32_t sp = prmt(xsraw[h], 0u, 0x4140u);
+        uint32_t s2 = scale_pair2<true>(sp);
+        /* NaN code (or a sign bit) in an activation scale: a NaN operand; a row past M
+         * has code 0 (scale 0 times zero nibbles: +0) */
+        uint32_t fl = nan_flags(0u, sp);
+        if (fl & 0x00000080u) s2 = (s2 & 0xFFFF0000u) | 0x7FC0u;
+        if (fl & 0x00800000u) s2 = (s2 & 0x0000FFFFu) | 0x7FC00000u;
+        const uint32_t s0 = prmt(s2, 0u, 0x1010u), s1 = prmt(s2, 0u, 0x3232u);
 #pragma unroll
-            for (int c = 0; c < 4; c++) xf[h][q][c] = 0u;
+        for (int q = 0; q < 4; q++) dequant_bf16(word_of(xraw[h][0], q), q < 2 ? s0 : s1, xf[h][q]);
+    };
+    auto unpack_x_dense = [&](int h, int q) {
+        const uint4 v = xraw[h][q];
+        xf[h][q][0] = __byte_perm(v.x, v.z, 0x5410); /* (x0, x4) */
+        xf[h][q][1] = __byte_perm(v.x, v.z, 0x7632); /* (x1, x5) */
+        xf[h][q][2] = __byte_perm(v.y, v.w, 0x5410); /* (x2, x6) */
+        xf[h][q][3] = __byte_perm(v.y, v.w, 0x7632); /* (x3, x7) */
+    };
 
     /* the K loop, compiled once per n-tile count so that M <= 8 issues no second-tile work */
     auto k_loop = [&](auto two_const) {
     constexpr bool TWO = decltype(two_const)::value;
+    constexpr int NT = TWO ? 2 : 1;
+#pragma unroll
+    for (int h = 0; h < NT; h++) {
+#pragma unroll
+        for (int q = 0; q < XW; q++) load_x(h, q, seg_begin, xon[h]);
+    }
+    if (XK != X_NVFP4) xnext += 256;
     int slot = 0;
     for (int seg = seg_begin; seg < seg_end; seg++) {
         cp_async_wait<GEMV_STAGES - 2>(); /* this segment's copies have landed */
@@ -379,47 +443,35 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
         }
         slot = slot == GEMV_STAGES - 1 ? 0 : slot + 1;
 
+        if (XK == X_NVFP4) {
 #pragma unroll
-        for (int h = 0; h < (TWO ? 2 : 1); h++) {
-            if (xrow[h]) {
-                if (XK == X_NVFP4) {
-                    uint4 v = __ldg((const uint4 *)(xrow[h] + (int64_t)seg * 64 + 16 * t));
-                    uint32_t sc = load_scale2(x_scales + xsrow[h] +
-                                              scale_kpart(p.x_swizzled, seg, t));
-                    uint32_t sp = prmt(sc, 0u, 0x4140u);
-                    uint32_t s2 = scale_pair2<true>(sp);
-                    /* NaN code (or a sign bit) in an activation scale: a NaN operand */
-                    uint32_t fl = nan_flags(0u, sp);
-                    if (fl & 0x00000080u) s2 = (s2 & 0xFFFF0000u) | 0x7FC0u;
-                    if (fl & 0x00800000u) s2 = (s2 & 0x0000FFFFu) | 0x7FC00000u;
-                    const uint32_t s0 = prmt(s2, 0u, 0x1010u), s1 = prmt(s2, 0u, 0x3232u);
+            for (int h = 0; h < NT; h++) unpack_x_fp4(h);
+        } else {
 #pragma unroll
-                    for (int q = 0; q < 4; q++) dequant_bf16(word_of(v, q), q < 2 ? s0 : s1, xf[h][q]);
-                } else {
-                    const uint4 *xp = (const uint4 *)(xrow[h] + (int64_t)seg * 256 + 64 * t);
+            for (int h = 0; h < NT; h++) {
 #pragma unroll
-                    for (int q = 0; q < 4; q++) {
-                        uint4 v = __ldg(xp + q); /* elements 8q..8q+7: (x0x1, x2x3, x4x5, x6x7) */
-                        xf[h][q][0] = __byte_perm(v.x, v.z, 0x5410); /* (x0, x4) */
-                        xf[h][q][1] = __byte_perm(v.x, v.z, 0x7632); /* (x1, x5) */
-                        xf[h][q][2] = __byte_perm(v.y, v.w, 0x5410); /* (x2, x6) */
-                        xf[h][q][3] = __byte_perm(v.y, v.w, 0x7632); /* (x3, x7) */
-                    }
+                for (int q = 0; q < 4; q++) {
+                    unpack_x_dense(h, q);
+                    load_x(h, q, seg + 1, seg + 1 < seg_end && xon[h]);
                 }
             }
+            xnext += 256;
         }
 
         /* scale pairs (s, s) of blocks 2t (words 0, 1) and 2t+1 (words 2, 3) of each row */
         uint32_t s2[4][2];
 #pragma unroll
         for (int i = 0; i < 4; i++) {
-            bad[i] = nan_flags(bad[i], s4[i]);
+            bad |= (nan_flags(0u, s4[i]) & 0x80808080u) >> i;
             const uint32_t sp = scale_pair2<BF16>(prmt(s4[i], 0u, s_sel_lo));
             s2[i][0] = prmt(sp, 0u, 0x1010u);
             s2[i][1] = prmt(sp, 0u, 0x3232u);
         }
 #pragma unroll
         for (int q = 0; q < 4; q++) {
+            if (XK == X_NVFP4 && q == 2) /* xf of words 0, 1 is dead: room for the raw words */
+#pragma unroll
+                for (int h = 0; h < NT; h++) load_x(h, 0, seg + 1, seg + 1 < seg_end && xon[h]);
             uint32_t wd[4][4];
 #pragma unroll
             for (int i = 0; i < 4; i++) dequant_word<BF16>(word_of(wraw[i], q), s2[i][q >> 1], wd[i]);
@@ -427,10 +479,11 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
             for (int a = 0; a < 4; a += 2)
 #pragma unroll
                 for (int at = 0; at < 2; at++) {
-                    mma_16816<BF16>(acc[at][0], wd[2 * at][a], wd[2 * at + 1][a], wd[2 * at][a + 1],
+                    float *c0 = acc[at][0][q % GEMV_ACC_SETS];
+                    mma_16816<BF16>(c0, wd[2 * at][a], wd[2 * at + 1][a], wd[2 * at][a + 1],
                                     wd[2 * at + 1][a + 1], xf[0][q][a], xf[0][q][a + 1]);
                     if (TWO)
-                        mma_16816<BF16>(acc[at][1], wd[2 * at][a], wd[2 * at + 1][a],
+                        mma_16816<BF16>(acc[at][1][q % GEMV_ACC_SETS], wd[2 * at][a], wd[2 * at + 1][a],
                                         wd[2 * at][a + 1], wd[2 * at + 1][a + 1], xf[1][q][a],
                                         xf[1][q][a + 1]);
                 }
@@ -440,16 +493,20 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
     if (two_tiles) k_loop(std::true_type{});
     else k_loop(std::false_type{});
     cp_async_wait<0>();
+    /* the accumulator sets in fixed order (set 0 += set 1, ...) */
+#pragma unroll
+    for (int a = 0; a < 2; a++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int j = 1; j < GEMV_ACC_SETS; j++)
+#pragma unroll
+                for (int c = 0; c < 4; c++) acc[a][h][0][c] += acc[a][h][j][c];
 
     /* a NaN scale code anywhere in a row's K range makes the row NaN; the four lanes of a
      * quad saw different scale words of the same rows */
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-        uint32_t b = bad[i] & 0x80808080u;
-        b |= __shfl_xor_sync(0xFFFFFFFFu, b, 1);
-        b |= __shfl_xor_sync(0xFFFFFFFFu, b, 2);
-        bad[i] = b;
-    }
+    bad |= __shfl_xor_sync(0xFFFFFFFFu, bad, 1);
+    bad |= __shfl_xor_sync(0xFFFFFFFFu, bad, 2);
 
     /* C fragment: c0,c1 -> (A row g, cols 2t, 2t+1), c2,c3 -> (A row g+8, same cols) */
     const float nan = __int_as_float(0x7FC00000);
@@ -466,7 +523,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
                 const int64_t n = (int64_t)blockIdx.x * GEMV_ROWS_PER_CTA + rl;
                 const int m = 8 * h + 2 * t + (c & 1);
                 if (n >= p.n || m >= p.m) continue;
-                const float v = bad[2 * at + (c >> 1)] ? nan : acc[at][h][c];
+                const float v = bad & (0x80808080u >> (2 * at + (c >> 1))) ? nan : acc[at][h][0][c];
                 if (p.splits == 1)
                     gemv_store(p, l, m, n, v, gemv_operand<XK>::pow2);
                 else
