@@ -138,15 +138,16 @@ __device__ __forceinline__ uint32_t smem_u32(const void *p) {
 __device__ __forceinline__ void mbar_init(uint32_t bar, unsigned count) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
 }
+/* The retry loop is inside the asm (labels in a { } block are local to it): a C loop
+ * around try_wait made ptxas treat everything after it as divergent, so the ring
+ * counters left the uniform datapath. */
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-    uint32_t done = 0;
-    while (!done)
-        asm volatile("{\n.reg .pred p;\n"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
+    asm volatile("{\n.reg .pred p;\n"
+                 "WAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+                 "@!p bra WAIT;\n}\n" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
 }
 __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
@@ -460,7 +461,9 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
     const int n0 = blockIdx.x * C::BN, m0 = blockIdx.y * BM;
     const int l = (int)(blockIdx.z % (unsigned)p.batch), split = (int)(blockIdx.z / (unsigned)p.batch);
     const int kt0 = (int)((int64_t)split * p.ktiles / p.splits);
-    const int nk = (int)((int64_t)(split + 1) * p.ktiles / p.splits) - kt0;
+    /* (shuffled: ptxas computes the 64-bit divisions in vector registers, and a K-tile
+     * count it does not know to be uniform made the loop's ring counters per-thread) */
+    const int nk = __shfl_sync(0xFFFFFFFFu, (int)((int64_t)(split + 1) * p.ktiles / p.splits) - kt0, 0);
     /* the warpgroup index through a shuffle, so that ptxas knows it is warp-uniform and
      * keeps the wgmma descriptors derived from it in uniform registers (no R2UR per wgmma) */
     const int wg = __shfl_sync(0xFFFFFFFFu, (int)(threadIdx.x / 128), 0), lane = threadIdx.x % 32;
@@ -564,11 +567,10 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
     ring_pos<C::SA> ra = {0, 0};
     ring_pos<W_TILES> rt = {0, 0};
     ring_pos<C::SR> rr = {0, 0};
-    ring_pos<W_TILES> rw = {0, 0};
     uint32_t a_prev = 0, t_prev = 0;
     /* dequantize the next K-tile (raw stage rr) into tile rw and publish it to the async
      * proxy */
-    auto transform = [&]() {
+    auto transform = [&](const ring_pos<W_TILES> rw) {
         mbar_wait(rfull + 8 * rr.slot, rr.phase);
         mbar_wait(tempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile - 3 */
         if (diag != 1 && diag != 4)
@@ -581,9 +583,8 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         mbar_arrive(tfull + 8 * rw.slot);
         rr.next();
-        rw.next();
     };
-    if (nk > 0) transform();
+    if (nk > 0) transform(rt);
     for (int i = 0; i < nk; i++) {
         const uint32_t da = da0 + ra.slot * (C::A_TILE_BYTES / 16), db = db0 + rt.slot * (C::BT_TILE_BYTES / 16);
         mbar_wait(afull + 8 * ra.slot, ra.phase);
@@ -598,7 +599,11 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
                                           desc_of(db + ks * 32 / 16));
         wgmma_commit();
         acc_fence<C::NACC>(acc);
-        if (i + 1 < nk) transform(); /* while the tensor cores run K-tiles i-1 and i */
+        if (i + 1 < nk) { /* while the tensor cores run K-tiles i-1 and i */
+            ring_pos<W_TILES> rw = rt;
+            rw.next();
+            transform(rw);
+        }
         wgmma_wait<1>(); /* K-tile i-1's group has completed: release its A stage and B tile */
         acc_fence<C::NACC>(acc);
         if (i > 0 && lane == 0) {
