@@ -592,6 +592,14 @@ int main(void) {
          * and K (a multiple of 32, not of 64), FP16 A, unsplit and split */
         pinned_case(ctx, TETRA_PATH_WGMMA, 600, 392, 2080, TETRA_DTYPE_FP16, 256, 1);
         pinned_case(ctx, TETRA_PATH_WGMMA, 600, 392, 2080, TETRA_DTYPE_BF16, 256, 3);
+        /* K-tile counts that are not multiples of any ring length (A: 4/5/6 stages, raw B:
+         * 5/8, B tiles: 3), so every ring wraps mid-way, and a single K-tile (v6 keeps ring
+         * slots and phases as running counters) */
+        pinned_case(ctx, TETRA_PATH_WGMMA, 300, 264, 64, TETRA_DTYPE_BF16, 256, 1);
+        pinned_case(ctx, TETRA_PATH_WGMMA, 300, 264, 864, TETRA_DTYPE_BF16, 256, 1);
+        pinned_case(ctx, TETRA_PATH_WGMMA, 130, 300, 864, TETRA_DTYPE_FP16, 128, 1);
+        pinned_case(ctx, TETRA_PATH_WGMMA, 40, 300, 1472, TETRA_DTYPE_BF16, 64, 1);
+        pinned_case(ctx, TETRA_PATH_WGMMA, 300, 264, 1472, TETRA_DTYPE_BF16, 256, 5);
         pinned_case(ctx, TETRA_PATH_MMA_SYNC, 200, 520, 2048, TETRA_DTYPE_BF16, 128, 1);
         /* the GEMV's split-K counts (K = 2048: at most 4 splits of 4 segments) */
         for (int s = 1; s <= 4; s *= 2) pinned_case(ctx, TETRA_PATH_GEMV, 8, 520, 2048, TETRA_DTYPE_BF16, 0, s);

@@ -133,70 +133,80 @@ __device__ __forceinline__ uint32_t smem_u32(const void *p) {
     return (uint32_t)__cvta_generic_to_shared(p);
 }
 
-/* ---- mbarriers */
-__device__ __forceinline__ void mbar_init(uint64_t *bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count));
+/* ---- mbarriers, by 32-bit shared address (computed once per kernel: generic pointers
+ * made ptxas re-derive the aligned shared base, S2UR + 64-bit rounding, every K-tile) */
+__device__ __forceinline__ void mbar_init(uint32_t bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
 }
-__device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity) {
-    uint32_t done = 0;
-    while (!done)
-        asm volatile("{\n.reg .pred p;\n"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(smem_u32(bar)), "r"(parity)
-                     : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint64_t *bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t *bar, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)),
-                 "r"(bytes)
+/* The retry loop is inside the asm (labels in a { } block are local to it): a C loop
+ * around try_wait made ptxas treat everything after it as divergent, so the ring
+ * counters left the uniform datapath. */
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+    asm volatile("{\n.reg .pred p;\n"
+                 "WAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+                 "@!p bra WAIT;\n}\n" ::"r"(bar),
+                 "r"(parity)
                  : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
 }
 /* Arrive once this thread's earlier cp.asyncs have landed (counted in the init count). */
-__device__ __forceinline__ void mbar_arrive_cp_async(uint64_t *bar) {
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_u32(bar)) : "memory");
+__device__ __forceinline__ void mbar_arrive_cp_async(uint32_t bar) {
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
 }
+
+/* A position in a ring of S stages: the slot and the parity of the slot's current phase
+ * (it flips at each wrap). Replaces i % S and (i / S) & 1, which ptxas compiled to
+ * multiply-high divisions for S = 3 and 5 in the K loop. A consumer of "empty" barriers
+ * waits on phase ^ 1: on a fresh barrier that parity counts as completed, so the first
+ * round passes without a special case. */
+template <int S> struct ring_pos {
+    uint32_t slot, phase;
+    __device__ __forceinline__ void next() {
+        if (++slot == S) {
+            slot = 0;
+            phase ^= 1;
+        }
+    }
+};
 
 /* ---- TMA: a 3-D box (inner, row, batch) into shared memory, completing on bar */
-__device__ __forceinline__ void tma_load_3d(void *dst, const CUtensorMap *map, int c0, int c1, int c2,
-                                            uint64_t *bar) {
+__device__ __forceinline__ void tma_load_3d(uint32_t dst, const CUtensorMap *map, int c0, int c1, int c2,
+                                            uint32_t bar) {
     asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                 "[%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(smem_u32(dst)),
-                 "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(c2), "r"(smem_u32(bar))
+                 "[%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst),
+                 "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
                  : "memory");
 }
 
-__device__ __forceinline__ void bulk_load(void *dst, const void *src, unsigned bytes, uint64_t *bar) {
+__device__ __forceinline__ void bulk_load(uint32_t dst, const void *src, unsigned bytes, uint32_t bar) {
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-                     smem_u32(dst)),
-                 "l"(src), "r"(bytes), "r"(smem_u32(bar))
+                     dst),
+                 "l"(src), "r"(bytes), "r"(bar)
                  : "memory");
 }
 
-__device__ __forceinline__ void cp_async4(void *dst, const void *src, int src_bytes) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
-                 "r"(src_bytes));
+__device__ __forceinline__ void cp_async4(uint32_t dst, const void *src, int src_bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
 }
 
 /* ---- wgmma */
 /* Shared-memory matrix descriptor of a K-major tile with 128-byte rows in the 128B
- * swizzle (8-row atoms of 1024 bytes, atom base 1024-aligned): start address, stride
- * between 8-row groups 1024 bytes, layout type 1 (SWIZZLE_128B). A k16 step inside the
- * 64-wide tile advances the start address by 32 bytes; the hardware applies the XOR. */
-__device__ __forceinline__ uint64_t smem_desc(const void *p) {
-    uint64_t a = smem_u32(p);
-    return ((a & 0x3FFFFull) >> 4) | (1ull << 16) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 62);
-}
-/* The descriptor of a tile `bytes` (a multiple of 16) past the one of `d`: the start
- * address field (bits 0-13, address / 16) gets bytes / 16 added. Shared addresses stay
- * below 2^18, so the field cannot carry into bit 14, and the high word is constant. This
- * spares per-wgmma address masking (SASS: ~4 integer ops per descriptor in the loop). */
-__device__ __forceinline__ uint64_t desc_add(uint64_t d, uint32_t bytes) {
-    return ((uint64_t)(1024 >> 4) << 32 | (1ull << 62)) | (uint32_t)((uint32_t)d + (bytes >> 4));
-}
+ * swizzle (8-row atoms of 1024 bytes, atom base 1024-aligned): start address / 16 in
+ * bits 0-13 (the low word), stride between 8-row groups 1024 bytes and layout type 1
+ * (SWIZZLE_128B) in the constant high word. A k16 step inside the 64-wide tile advances
+ * the start address by 32 bytes; the hardware applies the XOR. Shared addresses stay
+ * below 2^18, so address / 16 fits the field and stepping it never carries into bit 14:
+ * the kernel keeps only the low words (uniform registers, advanced by adds) and joins
+ * the constant high word here. */
+enum : uint32_t { DESC_HI = (1024 >> 4) | (1u << 30) };
+__device__ __forceinline__ uint32_t desc_lo(uint32_t smem_addr) { return (smem_addr & 0x3FFFFu) >> 4; }
+__device__ __forceinline__ uint64_t desc_of(uint32_t lo) { return (uint64_t)DESC_HI << 32 | lo; }
 
 /* The 128 FP32 accumulator registers of one m64n256k16 wgmma, written once for both input
  * types (the instruction strings differ only in the type suffix). */
@@ -275,10 +285,6 @@ template <int NACC> __device__ __forceinline__ void acc_fence(float *d) {
     for (int i = 0; i < NACC; i++) asm volatile("" : "+f"(d[i]));
 }
 
-/* Byte offset of 16-byte chunk `chunk` (0..7) of row `row` in a 128B-swizzled tile whose
- * rows are 128 bytes: the layout TMA SWIZZLE_128B writes and the descriptor reads. */
-__device__ __forceinline__ int swz128(int row, int chunk) { return row * 128 + ((chunk ^ (row & 7)) << 4); }
-
 /* ---- dequantization: E2M1 pairs straight into 16-bit pairs.
  * W holds two codes s|mmm in bits 0-3 and 16-19. Their magnitude bits placed at the
  * low exponent bits (BF16 bits 6-8, FP16 bits 9-11) read as e2m1 * 2^-126 (BF16) or
@@ -339,24 +345,45 @@ __device__ __forceinline__ void sts128(uint32_t a, uint32_t x, uint32_t y, uint3
     asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"r"(a), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
 }
 
-/* Dequantize one raw stage (ROWS = 256 or 128 rows x 32 packed bytes, scales [row][4])
- * into a swizzled ROWSx64 16-bit tile, by the 256 consumer threads. Thread t does rows
- * t/2 + 128u (u < ROWS/128), elements 32*(t%2) .. +32 of each: 16 raw bytes, 2
- * scales, four 16-byte stores per row. Raw reads and tile stores are bank-conflict free
- * (8 threads of a phase: 4 rows x 2 halves, distinct 16-byte bank groups); the bulk
- * layout's 2-byte scale reads hit banks 4*(r%8) (a 2-way conflict on one small load). */
+/* Per-thread offsets of the dequantization, loop-invariant (ptxas recomputed ~25
+ * address instructions per K-tile from t when they were written inside the loop).
+ * Thread t (0..255) does row r = t/2 (+128 for the second 128 rows of a 256-row stage),
+ * half h = t%2 (elements 32h .. 32h+31). Row r + 128 lies at raw + 4096, scales + 512
+ * (either layout) and tile + 16384, so one set of offsets serves both.
+ *   raw: r*32 + 16h;
+ *   scales: [row][4]: 4r + 2h; the 128x4 block layout of a bulk-copied stage:
+ *     16*(r%32) + 4*(r/32) + 2h;
+ *   tile: chunk h*4+q of row r sits at r*128 + (((h*4+q) ^ (r%8)) << 4)
+ *     = (r*128 + (((4h) ^ (r%8)) << 4)) ^ (q << 4) (q < 4 only touches bits 4-5, the
+ *     tile base is 1024-aligned), so one offset and an XOR per chunk. */
+struct dq_offsets {
+    uint32_t raw, sc, tile;
+};
+__device__ __forceinline__ dq_offsets dequant_offsets(int t, int sc_swizzled) {
+    const uint32_t r = (uint32_t)t >> 1, h = (uint32_t)t & 1;
+    dq_offsets o;
+    o.raw = r * 32 + h * 16;
+    o.sc = (sc_swizzled ? 16 * (r & 31) + 4 * (r >> 5) : r * 4) + h * 2;
+    o.tile = r * 128 + (((h * 4) ^ (r & 7)) << 4);
+    return o;
+}
+
+/* Dequantize one raw stage (ROWS = 256 or 128 rows x 32 packed bytes, and their scales)
+ * into a swizzled ROWSx64 16-bit tile, by the 256 consumer threads: per row handled, 16
+ * raw bytes, 2 scales, four 16-byte stores (offsets: dq_offsets). raw, sc and tile are
+ * the stage addresses plus this thread's offsets. Raw reads and tile stores are
+ * bank-conflict free (8 threads of a phase: 4 rows x 2 halves, distinct 16-byte bank
+ * groups); the bulk layout's 2-byte scale reads hit banks 4*(r%8) (a 2-way conflict on
+ * one small load). */
 template <bool IS_BF16, int ROWS>
-__device__ __forceinline__ void dequant_b_tile(uint32_t tile, uint32_t raw, uint32_t sc, int t, int sc_swizzled) {
-    const int h = t & 1;
+__device__ __forceinline__ void dequant_b_tile(uint32_t tile, uint32_t raw, uint32_t sc) {
 #pragma unroll
     for (int u = 0; u < ROWS / 128; u++) {
-        const int r = (t >> 1) + 128 * u;
-        const uint4 v = lds128(raw + r * 32 + h * 16);
-        /* the row's 4 scales: [row][4], or the 128x4 block layout of a bulk-copied stage */
-        const int so = sc_swizzled ? 512 * (r >> 7) + 16 * (r & 31) + 4 * ((r & 127) >> 5) : r * 4;
-        const uint32_t s2 = lds16(sc + so + h * 2);
+        const uint4 v = lds128(raw + 4096 * u);
+        const uint32_t s2 = lds16(sc + 512 * u);
         const uint32_t words[4] = {v.x, v.y, v.z, v.w};
         const uint32_t sp[2] = {scale_pair<IS_BF16>(s2 & 0xFFu), scale_pair<IS_BF16>(s2 >> 8)};
+        const uint32_t row_tile = tile + 16384 * u;
 #pragma unroll
         for (int q = 0; q < 4; q++) { /* 8-element chunk q of this half; its block is q/2 */
             const uint32_t x = words[q];
@@ -369,7 +396,7 @@ __device__ __forceinline__ void dequant_b_tile(uint32_t tile, uint32_t raw, uint
                 uint32_t w = prmt(ev, od, 0x8080u | (uint32_t)p | ((uint32_t)(4 + p) << 8));
                 o[p] = mul2<IS_BF16>(e2m1x2_bits<IS_BF16>(w), sp[q >> 1]);
             }
-            sts128(tile + swz128(r, h * 4 + q), o[0], o[1], o[2], o[3]);
+            sts128(row_tile ^ ((uint32_t)q << 4), o[0], o[1], o[2], o[3]);
         }
     }
 }
@@ -426,15 +453,20 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
 #if TETRA_SM90_DEVICE
     typedef cfg<BM> C;
     extern __shared__ uint8_t smem_raw[];
-    uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
-    uint64_t *afull = (uint64_t *)(smem + C::OFF_BAR), *aempty = afull + C::SA;
-    uint64_t *rfull = aempty + C::SA, *rempty = rfull + C::SR;
-    uint64_t *tfull = rempty + C::SR, *tempty = tfull + W_TILES;
+    /* everything in shared memory by 32-bit address from one 1024-aligned base */
+    const uint32_t sb = (smem_u32(smem_raw) + 1023u) & ~1023u;
+    const uint32_t afull = sb + C::OFF_BAR, aempty = afull + 8 * C::SA;
+    const uint32_t rfull = aempty + 8 * C::SA, rempty = rfull + 8 * C::SR;
+    const uint32_t tfull = rempty + 8 * C::SR, tempty = tfull + 8 * W_TILES;
     const int n0 = blockIdx.x * C::BN, m0 = blockIdx.y * BM;
     const int l = (int)(blockIdx.z % (unsigned)p.batch), split = (int)(blockIdx.z / (unsigned)p.batch);
     const int kt0 = (int)((int64_t)split * p.ktiles / p.splits);
-    const int nk = (int)((int64_t)(split + 1) * p.ktiles / p.splits) - kt0;
-    const int wg = threadIdx.x / 128, lane = threadIdx.x % 32;
+    /* (shuffled: ptxas computes the 64-bit divisions in vector registers, and a K-tile
+     * count it does not know to be uniform made the loop's ring counters per-thread) */
+    const int nk = __shfl_sync(0xFFFFFFFFu, (int)((int64_t)(split + 1) * p.ktiles / p.splits) - kt0, 0);
+    /* the warpgroup index through a shuffle, so that ptxas knows it is warp-uniform and
+     * keeps the wgmma descriptors derived from it in uniform registers (no R2UR per wgmma) */
+    const int wg = __shfl_sync(0xFFFFFFFFu, (int)(threadIdx.x / 128), 0), lane = threadIdx.x % 32;
 #ifdef TETRA_GEMM_DIAG
     const int diag = p.diag;
 #else
@@ -443,16 +475,16 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < C::SA; s++) {
-            mbar_init(&afull[s], 1);  /* the A producer's expect_tx */
-            mbar_init(&aempty[s], 8); /* one per consumer warp */
+            mbar_init(afull + 8 * s, 1);  /* the A producer's expect_tx */
+            mbar_init(aempty + 8 * s, 8); /* one per consumer warp */
         }
         for (int s = 0; s < C::SR; s++) {
-            mbar_init(&rfull[s], 1 + 32);         /* raw producer's expect_tx + one per lane */
-            mbar_init(&rempty[s], W_CONSUMERS);   /* every consumer thread, after its reads */
+            mbar_init(rfull + 8 * s, 1 + 32);       /* raw producer's expect_tx + one per lane */
+            mbar_init(rempty + 8 * s, W_CONSUMERS); /* every consumer thread, after its reads */
         }
         for (int j = 0; j < W_TILES; j++) {
-            mbar_init(&tfull[j], W_CONSUMERS); /* every consumer thread, after its stores */
-            mbar_init(&tempty[j], 8);          /* one per consumer warp */
+            mbar_init(tfull + 8 * j, W_CONSUMERS); /* every consumer thread, after its stores */
+            mbar_init(tempty + 8 * j, 8);          /* one per consumer warp */
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
@@ -463,35 +495,38 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
         asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n");
         const int pw = (threadIdx.x % 128) / 32;
         if (pw == 0) {
-            if (lane == 0)
-                for (int i = 0; i < nk; i++) {
-                    const int s = i % C::SA;
-                    if (i >= C::SA) mbar_wait(&aempty[s], ((i / C::SA) - 1) & 1);
-                    mbar_arrive_expect_tx(&afull[s], C::A_TILE_BYTES);
-                    tma_load_3d(smem + C::OFF_A + s * C::A_TILE_BYTES, &tm_a, (kt0 + i) * W_BK, m0, l, &afull[s]);
+            if (lane == 0) {
+                ring_pos<C::SA> ra = {0, 0};
+                for (int i = 0; i < nk; i++, ra.next()) {
+                    mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1); /* its last K-tile's wgmma completed */
+                    mbar_arrive_expect_tx(afull + 8 * ra.slot, C::A_TILE_BYTES);
+                    tma_load_3d(sb + C::OFF_A + ra.slot * C::A_TILE_BYTES, &tm_a, (kt0 + i) * W_BK, m0, l,
+                                afull + 8 * ra.slot);
                 }
+            }
             return;
         }
         if (pw != 1) return;
         const uint8_t *sc = p.scales + (int64_t)l * p.scale_batch;
-        for (int i = 0; i < nk; i++) {
-            const int s = i % C::SR, kt = kt0 + i;
-            uint64_t *full = &rfull[s];
-            if (i >= C::SR) mbar_wait(&rempty[s], ((i / C::SR) - 1) & 1);
+        ring_pos<C::SR> rr = {0, 0};
+        for (int i = 0; i < nk; i++, rr.next()) {
+            const int kt = kt0 + i;
+            const uint32_t full = rfull + 8 * rr.slot;
+            mbar_wait(rempty + 8 * rr.slot, rr.phase ^ 1); /* dequantized by every consumer thread */
             if (lane == 0) {
                 /* bulk scales: 128-row blocks past the padded rows do not exist; their
                  * smem rows (>= N) only feed outputs that are never stored */
                 const int nblk = p.scale_bulk ? min(C::BN / 128, (p.n + 127) / 128 - n0 / 128) : 0;
                 mbar_arrive_expect_tx(full, C::BRAW_BYTES + 512 * nblk);
-                tma_load_3d(smem + C::OFF_BRAW + s * C::BRAW_BYTES, &tm_b, kt * (W_BK / 2), n0, l, full);
+                tma_load_3d(sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES, &tm_b, kt * (W_BK / 2), n0, l, full);
                 for (int b = 0; b < nblk; b++)
-                    bulk_load(smem + C::OFF_BSC + s * C::BSC_BYTES + 512 * b,
+                    bulk_load(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + 512 * b,
                               sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, full);
             }
             if (p.scale_bulk) { mbar_arrive(full); continue; }
             if (diag >= 3) { mbar_arrive(full); continue; }
             /* the 4 block scales of each of the BN rows -> sc_s[r*4 .. +3], zero past N, K */
-            uint8_t *dst = smem + C::OFF_BSC + s * C::BSC_BYTES;
+            const uint32_t dst = sb + C::OFF_BSC + rr.slot * C::BSC_BYTES;
             const int kb0 = kt * (W_BK / 16);
             for (int i2 = 0; i2 < C::BN / 32; i2++) {
                 const int r = lane + 32 * i2, gr = n0 + r;
@@ -506,7 +541,7 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
                         int64_t o = p.swizzled ? tetra_swizzled_offset(gr, kb0 + j, p.nkb) : off + j;
                         v |= (uint32_t)sc[o] << (8 * j);
                     }
-                    *(uint32_t *)(dst + r * 4) = v;
+                    asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(dst + r * 4), "r"(v) : "memory");
                 }
             }
             if (p.scale_vec4) mbar_arrive_cp_async(full);
@@ -524,45 +559,61 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
     for (int i = 0; i < C::NACC; i++) acc[i] = 0.0f;
 
     const int t = threadIdx.x; /* 0..255 */
-    /* dequantize K-tile i into tile i % W_TILES and publish it to the async proxy */
-    auto transform = [&](int i) {
-        const int s = i % C::SR, j = i % W_TILES;
-        mbar_wait(&rfull[s], (i / C::SR) & 1);
-        if (i >= W_TILES) mbar_wait(&tempty[j], ((i / W_TILES) - 1) & 1); /* read by K-tile i-3 */
+    const dq_offsets dq = dequant_offsets(t, p.scale_bulk);
+    /* descriptor low words of this warpgroup's part of A stage 0 and of B tile 0 */
+    const uint32_t da0 = desc_lo(sb + C::OFF_A + row0 * 128), db0 = desc_lo(sb + C::OFF_BT + col0 * 128);
+    /* ring positions: A stage and B tile of K-tile i (wgmma), raw stage and B tile of
+     * K-tile i + 1 (dequantization), A stage and B tile of K-tile i - 1 (release) */
+    ring_pos<C::SA> ra = {0, 0};
+    ring_pos<W_TILES> rt = {0, 0};
+    ring_pos<C::SR> rr = {0, 0};
+    uint32_t a_prev = 0, t_prev = 0;
+    /* dequantize the next K-tile (raw stage rr) into tile rw and publish it to the async
+     * proxy */
+    auto transform = [&](const ring_pos<W_TILES> rw) {
+        mbar_wait(rfull + 8 * rr.slot, rr.phase);
+        mbar_wait(tempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile - 3 */
         if (diag != 1 && diag != 4)
-            dequant_b_tile<IS_BF16, C::BN>(smem_u32(smem + C::OFF_BT + j * C::BT_TILE_BYTES),
-                                           smem_u32(smem + C::OFF_BRAW + s * C::BRAW_BYTES),
-                                           smem_u32(smem + C::OFF_BSC + s * C::BSC_BYTES), t, p.scale_bulk);
+            dequant_b_tile<IS_BF16, C::BN>(sb + C::OFF_BT + rw.slot * C::BT_TILE_BYTES + dq.tile,
+                                           sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + dq.raw,
+                                           sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + dq.sc);
         /* this thread's raw/scale reads have returned (their values are stored): the
          * raw producer may refill the stage */
-        mbar_arrive(&rempty[s]);
+        mbar_arrive(rempty + 8 * rr.slot);
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        mbar_arrive(&tfull[j]);
+        mbar_arrive(tfull + 8 * rw.slot);
+        rr.next();
     };
-    if (nk > 0) transform(0);
+    if (nk > 0) transform(rt);
     for (int i = 0; i < nk; i++) {
-        const int s = i % C::SA, j = i % W_TILES;
-        const uint64_t da = smem_desc(smem + C::OFF_A + s * C::A_TILE_BYTES + row0 * 128);
-        const uint64_t db = smem_desc(smem + C::OFF_BT + j * C::BT_TILE_BYTES + col0 * 128);
-        mbar_wait(&afull[s], (i / C::SA) & 1);
-        mbar_wait(&tfull[j], (i / W_TILES) & 1);
+        const uint32_t da = da0 + ra.slot * (C::A_TILE_BYTES / 16), db = db0 + rt.slot * (C::BT_TILE_BYTES / 16);
+        mbar_wait(afull + 8 * ra.slot, ra.phase);
+        mbar_wait(tfull + 8 * rt.slot, rt.phase);
         acc_fence<C::NACC>(acc);
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < W_BK / 16; ks++)
 #pragma unroll
             for (int mb = 0; mb < C::MB; mb++) /* row block mb: rows 64*mb.., accumulators NACC/MB*mb.. */
-                wgmma_k16<IS_BF16, C::WN>(acc + mb * (C::WN / 2), desc_add(da, mb * 64 * 128 + ks * 32),
-                                          desc_add(db, ks * 32));
+                wgmma_k16<IS_BF16, C::WN>(acc + mb * (C::WN / 2), desc_of(da + (mb * 64 * 128 + ks * 32) / 16),
+                                          desc_of(db + ks * 32 / 16));
         wgmma_commit();
         acc_fence<C::NACC>(acc);
-        if (i + 1 < nk) transform(i + 1); /* while the tensor cores run K-tiles i-1 and i */
+        if (i + 1 < nk) { /* while the tensor cores run K-tiles i-1 and i */
+            ring_pos<W_TILES> rw = rt;
+            rw.next();
+            transform(rw);
+        }
         wgmma_wait<1>(); /* K-tile i-1's group has completed: release its A stage and B tile */
         acc_fence<C::NACC>(acc);
-        if (i > 0 && t % 32 == 0) {
-            mbar_arrive(&aempty[(i - 1) % C::SA]);
-            mbar_arrive(&tempty[(i - 1) % W_TILES]);
+        if (i > 0 && lane == 0) {
+            mbar_arrive(aempty + 8 * a_prev);
+            mbar_arrive(tempty + 8 * t_prev);
         }
+        a_prev = ra.slot;
+        t_prev = rt.slot;
+        ra.next();
+        rt.next();
     }
     wgmma_wait<0>();
     acc_fence<C::NACC>(acc);
