@@ -7,6 +7,7 @@
  * and sentinel-guarded; strided outputs must keep their poisoned gaps. A deliberately
  * defective call (perturbed scale, a dropped key) must fail the same gate. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "format/float16.h"
@@ -209,13 +210,18 @@ static int gate_pass(const attn_result *r) {
     return r->status == TETRA_OK && r->nonfinite == 0 && r->err <= r->bound;
 }
 
+/* Path 3 at D=64 runs 192-row tiles (3 consumer warpgroups) or 128-row tiles (2),
+ * chosen per shape by the host; TETRA_ATTN_SM90_ROWS forces one, so every D=64 case
+ * runs path 3 at both heights. NULL: the host's choice. */
+static const char *g_rows;
+
 static void print_case(const attn_case *c, int path, const attn_result *r, const char *tag) {
-    printf("%-6s %s D=%d %s B=%lld Nq=%lld Nk=%lld Hq=%lld Hkv=%lld layout=%d path=%d: "
+    printf("%-6s %s D=%d %s B=%lld Nq=%lld Nk=%lld Hq=%lld Hkv=%lld layout=%d path=%d%s%s: "
            "err %.3e floor %.3e bound %.3e (err/bound %.3f)%s%s\n",
            tag, dt_name(c->dt), c->D, c->causal ? "causal" : "full", (long long)c->B,
            (long long)c->Nq, (long long)c->Nk, (long long)c->Hq, (long long)c->Hkv, c->layout, path,
-           r->err, r->floor, r->bound, r->err / r->bound, r->nonfinite ? " NONFINITE" : "",
-           r->gaps_ok ? "" : " GAP-WRITTEN");
+           g_rows ? " rows=" : "", g_rows ? g_rows : "", r->err, r->floor, r->bound, r->err / r->bound,
+           r->nonfinite ? " NONFINITE" : "", r->gaps_ok ? "" : " GAP-WRITTEN");
 }
 
 /* Path 3 (Hopper wgmma) runs only on sm_90 with a build holding sm_90a code; elsewhere
@@ -260,10 +266,22 @@ static void check_case(tetra_context *ctx, const attn_case *c, uint64_t seed, co
         CHECK_MSG(r.status == TETRA_ERR_UNSUPPORTED, "path 3 took unaligned strides (status %d)", r.status);
     }
     for (int i = 0; i < npaths; i++) {
-        attn_result r = problem_run(&p, ctx, paths[i], 1.0f, 0, NULL);
-        const int pass = gate_pass(&r) && r.gaps_ok && r.lse_ok;
-        print_case(c, paths[i], &r, pass ? "PASS" : "FAIL");
-        CHECK_MSG(pass, "attention gate failed (seed %llu)", (unsigned long long)seed);
+        static const char *heights[2] = {"128", "192"};
+        const int forced = paths[i] == 3 && c->D == 64 ? 2 : 0;
+        for (int f = 0; f < (forced ? forced : 1); f++) {
+            attn_result r;
+            int pass;
+            if (forced) {
+                g_rows = heights[f];
+                setenv("TETRA_ATTN_SM90_ROWS", g_rows, 1);
+            }
+            r = problem_run(&p, ctx, paths[i], 1.0f, 0, NULL);
+            pass = gate_pass(&r) && r.gaps_ok && r.lse_ok;
+            print_case(c, paths[i], &r, pass ? "PASS" : "FAIL");
+            CHECK_MSG(pass, "attention gate failed (seed %llu)", (unsigned long long)seed);
+            unsetenv("TETRA_ATTN_SM90_ROWS");
+            g_rows = NULL;
+        }
     }
     problem_free(&p);
 }
@@ -468,6 +486,17 @@ int main(void) {
             {TETRA_DTYPE_FP16, 128, 1, 1, 383, 450, 4, 2, 1, 2, 1},
             {TETRA_DTYPE_BF16, 64, 1, 1, 200, 130, 2, 2, 0, 2, 1},
         };
+        /* The host's tile height at D=64, run by auto (path 0) besides both forced
+         * heights; on an H200's 132 SMs: ragged GQA non-causal that it sends to 128-row
+         * tiles (96 tiles, one round), non-causal that it sends to 192-row tiles (132
+         * tiles of 192 = 1 round vs 220 of 128 = 2, so forced 128 walks persistent tiles
+         * with 2 consumers), causal that it sends to 192 rows (est. 15.0 vs 16.9) */
+        const attn_case heights[] = {
+            {TETRA_DTYPE_FP16, 64, 0, 2, 700, 700, 8, 2, 1, 2, 1},
+            {TETRA_DTYPE_BF16, 64, 0, 2, 570, 570, 22, 2, 0, 2, 1},
+            {TETRA_DTYPE_BF16, 64, 1, 2, 550, 550, 32, 8, 0, 2, 1},
+        };
+        const int heights_paths[2] = {0, 2};
         const int extra_paths[2] = {2, 1};
         const attn_case unaligned = {TETRA_DTYPE_BF16, 64, 1, 2, 50, 70, 4, 2, 2, 0, 1};
         const int auto_path[1] = {0};
@@ -478,6 +507,8 @@ int main(void) {
         for (size_t i = 0; i < sizeof negative / sizeof negative[0]; i++)
             check_case(ctx, &negative[i], seed++, extra_paths, 2);
         g_negative_scale = 0;
+        for (size_t i = 0; i < sizeof heights / sizeof heights[0]; i++)
+            check_case(ctx, &heights[i], seed++, heights_paths, 2);
     }
     check_defects(ctx);
     if (tu_quick()) printf("large cases skipped (TETRA_TEST_QUICK)\n");

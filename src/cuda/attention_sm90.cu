@@ -2,7 +2,8 @@
  * FlashAttention-3 design. See docs/notes/attention-sm90.md.
  *
  * Tile = 64 query rows per consumer warpgroup of one (batch, head): D=128: 2 consumers,
- * 128 rows, 384 threads; D=64: 3 consumers, 192 rows, 512 threads.
+ * 128 rows, 384 threads; D=64: 3 consumers, 192 rows, 512 threads, or 2 consumers and
+ * 128 rows where the host's estimate says fewer rounds per SM pay for the slower rows.
  *   warpgroup 0  producer: setmaxnreg down to 24; one thread issues TMA
  *                (cp.async.bulk.tensor) loads of Q (once per tile) and of K/V tiles of 128 keys into a
  *                ring of 2 (D=128) or 3 (D=64) stages guarded by mbarriers (fullK/fullV:
@@ -32,6 +33,8 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stdint.h>
 
 #include <atomic>
@@ -72,12 +75,14 @@ struct Sm90Maps {
  * columns is stored as D/64 column blocks of R rows x 128 bytes, which is what one TMA
  * box of {64, R} with CU_TENSOR_MAP_SWIZZLE_128B writes and what wgmma's 128B-swizzle
  * descriptors read. */
-template <int D> struct Sm90Smem {
-    /* Consumer warpgroups of 64 query rows each: 2 at D=128; 3 at D=64, where the GEMMs
-     * of one warpgroup's turn (512 tensor-core cycles per 128-key block) are too short to
-     * hide another's softmax (exp2 alone: 512 MUFU cycles), so a third warpgroup's
-     * softmax has to run beside them (FlashAttention-3 uses 192-row tiles at D=64 too). */
-    static constexpr int kConsumers = D == 64 ? 3 : 2;
+template <int D, int C> struct Sm90Smem {
+    /* C consumer warpgroups of 64 query rows each: 2 at D=128; at D=64 3 for most shapes,
+     * where the GEMMs of one warpgroup's turn (512 tensor-core cycles per 128-key block)
+     * are too short to hide another's softmax (exp2 alone: 512 MUFU cycles), so a third
+     * warpgroup's softmax has to run beside them (FlashAttention-3 uses 192-row tiles at
+     * D=64 too); 2 at D=64 where 128-row tiles need fewer rounds per SM (choose_consumers_d64). */
+    static_assert(C == 2 || C == 3, "2 or 3 consumer warpgroups");
+    static constexpr int kConsumers = C;
     static constexpr int kBlockM = 64 * kConsumers; /* query rows per tile */
     static constexpr int kThreads = 128 * (kConsumers + 1); /* + the producer warpgroup */
     /* setmaxnreg targets: the producer keeps 24, the consumers share the rest of the 64K
@@ -96,10 +101,12 @@ template <int D> struct Sm90Smem {
     static constexpr int kBytes = kBar + 8 * (2 + 4 * kStages);
     static constexpr int kAlloc = kBytes + 1024; /* room to align the dynamic base */
 };
-static_assert(Sm90Smem<128>::kAlloc <= 227 * 1024 && Sm90Smem<64>::kAlloc <= 227 * 1024,
+static_assert(Sm90Smem<128, 2>::kAlloc <= 227 * 1024 && Sm90Smem<64, 3>::kAlloc <= 227 * 1024 &&
+                  Sm90Smem<64, 2>::kAlloc <= 227 * 1024,
               "shared memory over the sm_90 limit");
-static_assert(128 * 24 + (Sm90Smem<64>::kThreads - 128) * Sm90Smem<64>::kConsumerRegs <= 65536 &&
-                  128 * 24 + (Sm90Smem<128>::kThreads - 128) * Sm90Smem<128>::kConsumerRegs <= 65536,
+static_assert(128 * 24 + (Sm90Smem<64, 3>::kThreads - 128) * Sm90Smem<64, 3>::kConsumerRegs <= 65536 &&
+                  128 * 24 + (Sm90Smem<64, 2>::kThreads - 128) * Sm90Smem<64, 2>::kConsumerRegs <= 65536 &&
+                  128 * 24 + (Sm90Smem<128, 2>::kThreads - 128) * Sm90Smem<128, 2>::kConsumerRegs <= 65536,
               "setmaxnreg targets over the register file");
 
 #if TETRA_SM90_DEVICE
@@ -406,11 +413,11 @@ __device__ __forceinline__ Sm90Tile decode_tile(const Sm90Params &p, int tile) {
 
 enum { kBarTurn0 = 1 }; /* named barriers 1, 2 (, 3): consumer 0's, 1's (, 2's) turn */
 
-template <int D, bool BF16, bool CAUSAL>
-__global__ void __launch_bounds__(Sm90Smem<D>::kThreads, 1)
+template <int D, int C, bool BF16, bool CAUSAL>
+__global__ void __launch_bounds__(Sm90Smem<D, C>::kThreads, 1)
     attention_fwd_sm90(const __grid_constant__ Sm90Maps maps, const Sm90Params p) {
 #if TETRA_SM90_DEVICE
-    using L = Sm90Smem<D>;
+    using L = Sm90Smem<D, C>;
     extern __shared__ uint8_t smem_raw[];
     const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const uint32_t sQ = base + L::kQ, sK = base + L::kK, sV = base + L::kV, bars = base + L::kBar;
@@ -488,7 +495,7 @@ __global__ void __launch_bounds__(Sm90Smem<D>::kThreads, 1)
 
     /* ---------------- consumers */
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(L::kConsumerRegs));
-    const int wc = wg - 1; /* consumer 0 or 1 */
+    const int wc = wg - 1; /* consumer 0 .. C-1 */
     const uint32_t sq = sQ + wc * 64 * 128; /* this warpgroup's rows in each column block */
     /* the turn passes around the ring of consumers: 0 -> 1 (-> 2) -> 0 */
     const int my_turn = kBarTurn0 + wc, other_turn = kBarTurn0 + (wc + 1) % L::kConsumers;
@@ -676,10 +683,10 @@ tetra_status encode_map(EncodeTiledFn encode, CUtensorMap *map, const char *name
     return TETRA_OK;
 }
 
-template <int D, bool BF16, bool CAUSAL>
+template <int D, int C, bool BF16, bool CAUSAL>
 tetra_status launch_config(tetra_context *ctx, const Sm90Maps &maps, const Sm90Params &p, int64_t ctas) {
-    auto kernel = attention_fwd_sm90<D, BF16, CAUSAL>;
-    constexpr int smem = Sm90Smem<D>::kAlloc;
+    auto kernel = attention_fwd_sm90<D, C, BF16, CAUSAL>;
+    constexpr int smem = Sm90Smem<D, C>::kAlloc;
     /* The attribute query and the shared-memory opt-in cost microseconds of host time per
      * call, which a short attention call pays in full; do them once per device (bit d of
      * `ready`; devices >= 64 are checked every call). */
@@ -697,9 +704,61 @@ tetra_status launch_config(tetra_context *ctx, const Sm90Maps &maps, const Sm90P
         TETRA_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         ready.fetch_or(bit, std::memory_order_relaxed);
     }
-    kernel<<<(unsigned)ctas, Sm90Smem<D>::kThreads, smem, (cudaStream_t)ctx->stream>>>(maps, p);
+    kernel<<<(unsigned)ctas, Sm90Smem<D, C>::kThreads, smem, (cudaStream_t)ctx->stream>>>(maps, p);
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
+}
+
+/* Relative time of one 64-row consumer pass over one 128-key block, in hundredths, at
+ * D=64: the 2-consumer kernel against the 3-consumer one (the 3rd warpgroup's softmax
+ * hides behind two others' GEMMs). From runs 12 and 13 at N=8192, B=2, H=16 non-causal:
+ * 2 consumers 0.853x cuDNN, 3 consumers 0.957x, i.e. 1.122x the time for 2048 vs 2112
+ * rows per SM (16 rounds of 128, 11 of 192): 1.122 * 2112 / 2048 = 1.16 per row. */
+constexpr double kPassCost[4] = {0, 0, 1.16, 1.0};
+
+/* Estimated busy time of the most loaded SM with C consumer warpgroups (64C-row tiles),
+ * in kPassCost units (double: no overflow for any extents). Non-causal: CTA c runs tiles
+ * c, c + G, ... (G = min(tiles, SMs)), all of equal cost: ceil(tiles / SMs) tiles.
+ * Causal: one CTA per tile, dispatched heaviest first to whichever SM frees first; list
+ * scheduling ends within one tile of the average load, estimated here as
+ * max(total / SMs, heaviest tile). */
+double estimate_sm_cost(const tetra_attention_args *a, int C, int sms) {
+    const int64_t bm = 64 * C, qblocks = (a->seqlen_q + bm - 1) / bm, bh = a->batch * a->heads_q;
+    const int64_t nkb = (a->seqlen_k + kBlockN - 1) / kBlockN;
+    const double pass = kPassCost[C] * C; /* one key block of a tile */
+    if (!a->causal) return ceil((double)qblocks * (double)bh / sms) * (double)nkb * pass;
+    double total = 0.0, heaviest = 0.0;
+    for (int64_t qb = 0; qb < qblocks; qb++) {
+        const int64_t last_key = qb * bm + bm - 1 + a->seqlen_k - a->seqlen_q; /* of the tile's last row */
+        const int64_t n = last_key < 0 ? 0 : (last_key / kBlockN + 1 < nkb ? last_key / kBlockN + 1 : nkb);
+        total += (double)n * pass;
+        heaviest = fmax(heaviest, (double)n * pass);
+    }
+    return fmax(total * (double)bh / sms, heaviest);
+}
+
+/* Consumer warpgroups at D=64: 128-row tiles (2) when the estimate says they finish
+ * first (short sequences: fewer rounds per SM outweigh the slower rows), else 192-row
+ * tiles (3). Sequences over 4096 blocks of 128 rows take 3 without the estimate (whose
+ * causal loop is one step per query block): 2731+ tiles of 192 rows per (batch, head)
+ * are 13+ rounds on any SM count up to 210, where quantization (under 1 round in 13)
+ * cannot pay for 16 % slower rows.
+ * TETRA_ATTN_SM90_ROWS=128 or 192 forces a height: a test and measurement knob (the
+ * tests run every D=64 case at both heights; a device run compares them on one build),
+ * read on every call (getenv: ~0.1 us, against ~10 us of host work per call). */
+int choose_consumers_d64(const tetra_context *ctx, const tetra_attention_args *a) {
+    const char *forced = getenv("TETRA_ATTN_SM90_ROWS");
+    if (forced && !strcmp(forced, "128")) return 2;
+    if (forced && !strcmp(forced, "192")) return 3;
+    if (ctx->sms <= 0 || (a->seqlen_q + 127) / 128 > 4096) return 3;
+    return estimate_sm_cost(a, 2, ctx->sms) < estimate_sm_cost(a, 3, ctx->sms) ? 2 : 3;
+}
+
+template <bool BF16, bool CAUSAL>
+tetra_status launch_d64(tetra_context *ctx, const Sm90Maps &maps, const Sm90Params &p, int64_t ctas,
+                        int consumers) {
+    return consumers == 2 ? launch_config<64, 2, BF16, CAUSAL>(ctx, maps, p, ctas)
+                          : launch_config<64, 3, BF16, CAUSAL>(ctx, maps, p, ctas);
 }
 
 } // namespace
@@ -733,8 +792,10 @@ extern "C" tetra_status tetra_launch_attention_sm90(tetra_context *ctx, const te
                                   "elements (16 bytes)",
                                   i, (long long)strides[3][i]);
     }
-    /* query rows per tile (the Q box): 192 at D=64, 128 at D=128 */
-    const int block_m = a->head_dim == 64 ? Sm90Smem<64>::kBlockM : Sm90Smem<128>::kBlockM;
+    /* query rows per tile (the Q box): 64 per consumer warpgroup; 128 at D=128, 192 or
+     * 128 at D=64 */
+    const int consumers = a->head_dim == 64 ? choose_consumers_d64(ctx, a) : 2;
+    const int block_m = 64 * consumers;
     Sm90Maps maps;
     if ((st = encode_map(encode, &maps.q, "q", a->q, a->dtype, a->batch, a->seqlen_q, a->heads_q, a->head_dim,
                          a->q_strides, block_m)) != TETRA_OK)
@@ -771,13 +832,13 @@ extern "C" tetra_status tetra_launch_attention_sm90(tetra_context *ctx, const te
 
     const bool bf16 = a->dtype == TETRA_DTYPE_BF16, causal = a->causal != 0;
     if (a->head_dim == 64) {
-        if (bf16) return causal ? launch_config<64, true, true>(ctx, maps, p, ctas)
-                                : launch_config<64, true, false>(ctx, maps, p, ctas);
-        return causal ? launch_config<64, false, true>(ctx, maps, p, ctas)
-                      : launch_config<64, false, false>(ctx, maps, p, ctas);
+        if (bf16) return causal ? launch_d64<true, true>(ctx, maps, p, ctas, consumers)
+                                : launch_d64<true, false>(ctx, maps, p, ctas, consumers);
+        return causal ? launch_d64<false, true>(ctx, maps, p, ctas, consumers)
+                      : launch_d64<false, false>(ctx, maps, p, ctas, consumers);
     }
-    if (bf16) return causal ? launch_config<128, true, true>(ctx, maps, p, ctas)
-                            : launch_config<128, true, false>(ctx, maps, p, ctas);
-    return causal ? launch_config<128, false, true>(ctx, maps, p, ctas)
-                  : launch_config<128, false, false>(ctx, maps, p, ctas);
+    if (bf16) return causal ? launch_config<128, 2, true, true>(ctx, maps, p, ctas)
+                            : launch_config<128, 2, true, false>(ctx, maps, p, ctas);
+    return causal ? launch_config<128, 2, false, true>(ctx, maps, p, ctas)
+                  : launch_config<128, 2, false, false>(ctx, maps, p, ctas);
 }
