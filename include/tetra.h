@@ -267,6 +267,10 @@ typedef struct tetra_attention_args {
     float scale; /* 0 = 1/sqrt(head_dim) */
     int causal;
     int path;    /* 0 auto, 1 reference, 2 portable mma.sync, 3 Hopper wgmma */
+    /* Pin the query rows per tile (0 = the kernel's choice; for tests and measurement).
+     * Needs path 3: 128 or 192 at head_dim 64, 128 at head_dim 128; anything else is
+     * TETRA_ERR_INVALID_ARGUMENT. */
+    int tile_rows;
 } tetra_attention_args;
 
 tetra_status tetra_attention_fwd(tetra_context *ctx, const tetra_attention_args *args);

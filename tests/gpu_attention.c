@@ -133,6 +133,11 @@ static void problem_free(problem *p) {
     tu_dev_free(&p->dq); tu_dev_free(&p->dk); tu_dev_free(&p->dv);
 }
 
+/* Path 3 at D=64 runs 192-row tiles (3 consumer warpgroups) or 128-row tiles (2),
+ * chosen per shape by the host; args.tile_rows pins one, so every D=64 case runs path 3
+ * at both heights. NULL: the host's choice. */
+static const char *g_rows;
+
 /* Run on the device with `path`; `scale_mul` and `drop_keys` make defective calls. */
 static attn_result problem_run(const problem *p, tetra_context *ctx, int path, float scale_mul,
                                int drop_keys, uint16_t *o_out) {
@@ -148,6 +153,7 @@ static attn_result problem_run(const problem *p, tetra_context *ctx, int path, f
     a.q = p->dq.ptr; a.k = p->dk.ptr; a.v = p->dv.ptr; a.o = dout.ptr;
     a.lse = c->with_lse ? (float *)dlse.ptr : NULL;
     a.path = path;
+    a.tile_rows = g_rows ? atoi(g_rows) : 0;
     a.scale = (float)((g_negative_scale ? -1.0 : 1.0) / sqrt((double)c->D)) * scale_mul;
     if (drop_keys && c->layout == 0) { /* keep the original Nk's contiguous strides */
         const int64_t ks[3] = {c->Nk * c->Hkv * c->D, c->Hkv * c->D, c->D};
@@ -210,10 +216,6 @@ static int gate_pass(const attn_result *r) {
     return r->status == TETRA_OK && r->nonfinite == 0 && r->err <= r->bound;
 }
 
-/* Path 3 at D=64 runs 192-row tiles (3 consumer warpgroups) or 128-row tiles (2),
- * chosen per shape by the host; TETRA_ATTN_SM90_ROWS forces one, so every D=64 case
- * runs path 3 at both heights. NULL: the host's choice. */
-static const char *g_rows;
 
 static void print_case(const attn_case *c, int path, const attn_result *r, const char *tag) {
     printf("%-6s %s D=%d %s B=%lld Nq=%lld Nk=%lld Hq=%lld Hkv=%lld layout=%d path=%d%s%s: "
@@ -273,13 +275,11 @@ static void check_case(tetra_context *ctx, const attn_case *c, uint64_t seed, co
             int pass;
             if (forced) {
                 g_rows = heights[f];
-                setenv("TETRA_ATTN_SM90_ROWS", g_rows, 1);
             }
             r = problem_run(&p, ctx, paths[i], 1.0f, 0, NULL);
             pass = gate_pass(&r) && r.gaps_ok && r.lse_ok;
             print_case(c, paths[i], &r, pass ? "PASS" : "FAIL");
             CHECK_MSG(pass, "attention gate failed (seed %llu)", (unsigned long long)seed);
-            unsetenv("TETRA_ATTN_SM90_ROWS");
             g_rows = NULL;
         }
     }

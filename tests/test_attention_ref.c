@@ -142,6 +142,17 @@ static void shape_errors(void) {
         CHECK_ERR(tetra_attention_check_shape(&b, &r), TETRA_ERR_INVALID_ARGUMENT, "scale");
         b = a; b.path = 9;
         CHECK_ERR(tetra_attention_check_shape(&b, &r), TETRA_ERR_INVALID_ARGUMENT, "path");
+        /* tile_rows: a pin of path 3 only, 128 or 192 at D=64, 128 at D=128 */
+        b = a; b.tile_rows = 128;
+        CHECK_ERR(tetra_attention_check_shape(&b, &r), TETRA_ERR_INVALID_ARGUMENT, "tile_rows");
+        b = a; b.path = 3; b.tile_rows = 100;
+        CHECK_ERR(tetra_attention_check_shape(&b, &r), TETRA_ERR_INVALID_ARGUMENT, "tile_rows");
+        b = a; b.path = 3; b.tile_rows = 192;
+        CHECK(tetra_attention_check_shape(&b, &r) == TETRA_OK);
+        b = a; b.path = 3; b.tile_rows = 192; b.head_dim = 128;
+        CHECK_ERR(tetra_attention_check_shape(&b, &r), TETRA_ERR_INVALID_ARGUMENT, "tile_rows");
+        b = a; b.path = 3; b.tile_rows = 128; b.head_dim = 128;
+        CHECK(tetra_attention_check_shape(&b, &r) == TETRA_OK);
         b = a; b.q = (const char *)buf + 1;
         CHECK_ERR(tetra_attention_check_shape(&b, &r), TETRA_ERR_INVALID_ARGUMENT, "args.q");
         /* heads-outer [B, H, N, D] is a valid permutation */

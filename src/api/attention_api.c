@@ -120,6 +120,14 @@ tetra_status tetra_attention_check_shape(const tetra_attention_args *a, tetra_at
     if (a->path < 0 || a->path > 3)
         return FAIL("args.path = %d; valid paths are 0 auto, 1 reference, 2 mma.sync, 3 wgmma",
                     a->path);
+    if (a->tile_rows != 0) {
+        if (a->path != 3)
+            return FAIL("args.tile_rows = %d pins a tile of path 3 (Hopper wgmma); args.path = %d",
+                        a->tile_rows, a->path);
+        if (a->tile_rows != 128 && !(a->tile_rows == 192 && a->head_dim == 64))
+            return FAIL("args.tile_rows = %d; path 3 takes 128%s at head_dim %lld", a->tile_rows,
+                        a->head_dim == 64 ? " or 192" : "", (long long)a->head_dim);
+    }
     return TETRA_OK;
 }
 

@@ -506,10 +506,11 @@ typedef enum { A_TETRA, A_CUDNN } attn_impl;
 typedef struct {
     const char *name;
     attn_impl impl;
-    int path; /* tetra: 0 auto, 2 portable */
+    int path; /* tetra: 0 auto, 2 portable, 3 Hopper */
     tetra_dtype dtype;
     int causal;
     float scale_factor; /* 1, or BROKEN_SCALE for the defective arm */
+    int tile_rows;      /* 0, or the Hopper kernel's pinned tile height (A/B of heights) */
 } attn_kind;
 
 typedef struct {
@@ -618,6 +619,7 @@ static int attn_setup(const attn_kind *kind, const bench_env *env, const bench_s
         s->args[i].scale = s->scale * kind->scale_factor;
         s->args[i].causal = kind->causal;
         s->args[i].path = kind->path;
+        s->args[i].tile_rows = kind->tile_rows;
     }
     if (cudaStreamSynchronize(st) != cudaSuccess) {
         bench_set_msg(msg, len, "preparing inputs: %s", cudaGetErrorString(cudaGetLastError()));
@@ -765,7 +767,9 @@ static double attn_flops_causal(const bench_shape *s) { return 0.5 * attn_flops_
 static double attn_bytes(const bench_shape *s) { return 4.0 * 2.0 * s->l * s->m * s->n * (double)s->k; }
 
 #define ATTN_ARM(id, arm_name, impl, path, dt, causal, factor, variant, hidden)                                   \
-    static const attn_kind kind_##id = {arm_name, impl, path, dt, causal, factor};                               \
+    ATTN_ARM_ROWS(id, arm_name, impl, path, dt, causal, factor, variant, hidden, 0)
+#define ATTN_ARM_ROWS(id, arm_name, impl, path, dt, causal, factor, variant, hidden, rows)                        \
+    static const attn_kind kind_##id = {arm_name, impl, path, dt, causal, factor, rows};                         \
     static int setup_##id(const bench_env *e, const bench_shape *s, void **st, char *m, size_t l) {             \
         return attn_setup(&kind_##id, e, s, st, m, l);                                                          \
     }                                                                                                            \
@@ -784,4 +788,7 @@ ATTN_ARM(dnn_bf16, "cudnn-sdpa", A_CUDNN, 0, TETRA_DTYPE_BF16, 0, 1.0f, "bf16", 
 ATTN_ARM(dnn_bf16_c, "cudnn-sdpa-causal", A_CUDNN, 0, TETRA_DTYPE_BF16, 1, 1.0f, "bf16-causal", 0)
 ATTN_ARM(dnn_f16, "cudnn-sdpa-fp16", A_CUDNN, 0, TETRA_DTYPE_FP16, 0, 1.0f, "fp16", 0)
 ATTN_ARM(dnn_f16_c, "cudnn-sdpa-fp16-causal", A_CUDNN, 0, TETRA_DTYPE_FP16, 1, 1.0f, "fp16-causal", 0)
+/* the Hopper kernel with its tile height pinned (D=64 takes 128 or 192 rows, D=128 only 128) */
+ATTN_ARM_ROWS(sm90_rows128, "tetra-attention-rows128", A_TETRA, 3, TETRA_DTYPE_BF16, 0, 1.0f, "bf16", 0, 128)
+ATTN_ARM_ROWS(sm90_rows192, "tetra-attention-rows192", A_TETRA, 3, TETRA_DTYPE_BF16, 0, 1.0f, "bf16", 0, 192)
 ATTN_ARM(broken, "broken-attention", A_TETRA, 0, TETRA_DTYPE_BF16, 0, BROKEN_SCALE, "bf16", 1)

@@ -276,7 +276,8 @@ extern const bench_arm bench_arm_tetra_gemm, bench_arm_tetra_gemm_mma, bench_arm
 extern const bench_arm bench_arm_attn_tetra_bf16, bench_arm_attn_tetra_bf16_c, bench_arm_attn_tetra_f16,
     bench_arm_attn_tetra_f16_c, bench_arm_attn_port_bf16, bench_arm_attn_port_bf16_c, bench_arm_attn_port_f16,
     bench_arm_attn_port_f16_c, bench_arm_attn_dnn_bf16, bench_arm_attn_dnn_bf16_c, bench_arm_attn_dnn_f16,
-    bench_arm_attn_dnn_f16_c, bench_arm_attn_broken;
+    bench_arm_attn_dnn_f16_c, bench_arm_attn_broken,
+    bench_arm_attn_sm90_rows128, bench_arm_attn_sm90_rows192;
 
 static const bench_arm *const g_arms[] = {
     &bench_arm_tetra_gemm, &bench_arm_tetra_gemm_mma, &bench_arm_tetra_gemm_wgmma, &bench_arm_tetra_gemm_batchinv,
@@ -287,7 +288,7 @@ static const bench_arm *const g_arms[] = {
     &bench_arm_attn_tetra_bf16, &bench_arm_attn_tetra_bf16_c, &bench_arm_attn_tetra_f16, &bench_arm_attn_tetra_f16_c,
     &bench_arm_attn_port_bf16, &bench_arm_attn_port_bf16_c, &bench_arm_attn_port_f16, &bench_arm_attn_port_f16_c,
     &bench_arm_attn_dnn_bf16, &bench_arm_attn_dnn_bf16_c, &bench_arm_attn_dnn_f16, &bench_arm_attn_dnn_f16_c,
-    &bench_arm_broken_gemm, &bench_arm_attn_broken,
+    &bench_arm_broken_gemm, &bench_arm_attn_broken, &bench_arm_attn_sm90_rows128, &bench_arm_attn_sm90_rows192,
 };
 
 const bench_arm *const *bench_arms(int *n) {

@@ -33,8 +33,6 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 #include <stdint.h>
 
 #include <atomic>
@@ -743,13 +741,9 @@ double estimate_sm_cost(const tetra_attention_args *a, int C, int sms) {
  * causal loop is one step per query block): 2731+ tiles of 192 rows per (batch, head)
  * are 13+ rounds on any SM count up to 210, where quantization (under 1 round in 13)
  * cannot pay for 16 % slower rows.
- * TETRA_ATTN_SM90_ROWS=128 or 192 forces a height: a test and measurement knob (the
- * tests run every D=64 case at both heights; a device run compares them on one build),
- * read on every call (getenv: ~0.1 us, against ~10 us of host work per call). */
+ * args.tile_rows pins a height (checked by attention_api.c: 128 or 192 here). */
 int choose_consumers_d64(const tetra_context *ctx, const tetra_attention_args *a) {
-    const char *forced = getenv("TETRA_ATTN_SM90_ROWS");
-    if (forced && !strcmp(forced, "128")) return 2;
-    if (forced && !strcmp(forced, "192")) return 3;
+    if (a->tile_rows) return a->tile_rows / 64;
     if (ctx->sms <= 0 || (a->seqlen_q + 127) / 128 > 4096) return 3;
     return estimate_sm_cost(a, 2, ctx->sms) < estimate_sm_cost(a, 3, ctx->sms) ? 2 : 3;
 }
