@@ -825,6 +825,11 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     const int kt0 = (int)((int64_t)split * p.ktiles / p.splits);
     const int nk = __shfl_sync(0xFFFFFFFFu, (int)((int64_t)(split + 1) * p.ktiles / p.splits) - kt0, 0);
     const int wg = __shfl_sync(0xFFFFFFFFu, (int)(threadIdx.x / 128), 0), lane = threadIdx.x % 32;
+#ifdef TETRA_GEMM_DIAG
+    const int diag = p.diag; /* 1: no dequantization (stale fragments), 3: no scale loads, 4: both */
+#else
+    const int diag = 0;
+#endif
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < C::SA; s++) {
@@ -841,7 +846,7 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
 
     if (wg == 2) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n");
-        produce_stages<C>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0, n0, l, kt0, nk, lane, 0);
+        produce_stages<C>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0, n0, l, kt0, nk, lane, diag);
         return;
     }
 
@@ -861,12 +866,16 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     ring_pos<C::SR> rr = {0, 0};
     uint32_t a_prev = 0;
     uint32_t f0[16], f1[16];
+    if (diag == 1 || diag == 4) /* the timing diagnostic never writes them */
+#pragma unroll
+        for (int j = 0; j < 16; j++) f0[j] = f1[j] = 0;
 
     auto load_frag = [&](uint32_t (&f)[16]) {
         mbar_wait(rfull + 8 * rr.slot, rr.phase);
         const uint32_t sc = sb + C::OFF_BSC + rr.slot * C::BSC_BYTES;
-        dequant_frag<IS_BF16>(f, sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off, sc + sc_off0, sc + sc_off1,
-                              sel);
+        if (diag != 1 && diag != 4)
+            dequant_frag<IS_BF16>(f, sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off, sc + sc_off0,
+                                  sc + sc_off1, sel);
         mbar_arrive(rempty + 8 * rr.slot); /* release: ordered after this thread's reads */
         rr.next();
     };
