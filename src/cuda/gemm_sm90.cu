@@ -526,6 +526,34 @@ __device__ __forceinline__ uint32_t lds32(uint32_t a) {
     return v;
 }
 
+/* The 4 block scales of one row (byte s of `codes` = k16 step s) as 16-bit pairs (v, v),
+ * v = ue4m3 * 2^119 (BF16) or ue4m3 * 2^7 (FP16), the values scale_pair makes, two codes
+ * per instruction: a code's 7 bits shifted to the bottom of a 16-bit half's exponent
+ * (shift 4 for BF16, 7 for FP16) read as ue4m3 * 2^-120 (BF16) or ue4m3 * 2^-8 (FP16),
+ * exactly (e = 0 codes as half subnormals, which the half multiplies keep); exact
+ * multiplies by 2^120 and 2^119 (BF16) or 2^15 (FP16) finish. The NaN code 0x7F (also
+ * 0xFF: the sign bit is ignored) becomes the half pattern 0xFFFF, a NaN, before them. */
+template <bool IS_BF16> __device__ __forceinline__ void scale_pairs4(uint32_t codes, uint32_t (&sp)[4]) {
+    const uint32_t x = codes & 0x7F7F7F7Fu;
+    const uint32_t nan = x + 0x01010101u; /* bit 7 of a byte set iff the byte was 0x7F */
+    const uint32_t sh = IS_BF16 ? 4 : 7, mask = IS_BF16 ? 0x07F007F0u : 0x3F803F80u;
+    /* codes 0 and 2 in halves 0 and 1, and codes 1 and 3; selectors 8-B replicate the
+     * top bit of byte 0-3 (the NaN flag) over a byte */
+    uint32_t even = ((x << sh) & mask) | prmt(nan, 0, 0xAA88u);
+    uint32_t odd = ((x >> (8 - sh)) & mask) | prmt(nan, 0, 0xBB99u);
+    if (IS_BF16) {
+        even = mul2<true>(mul2<true>(even, 0x7B807B80u), 0x7B007B00u); /* x 2^120 x 2^119 */
+        odd = mul2<true>(mul2<true>(odd, 0x7B807B80u), 0x7B007B00u);
+    } else {
+        even = mul2<false>(even, 0x78007800u); /* x 2^15 */
+        odd = mul2<false>(odd, 0x78007800u);
+    }
+    sp[0] = prmt(even, 0, 0x1010u);
+    sp[1] = prmt(odd, 0, 0x1010u);
+    sp[2] = prmt(even, 0, 0x3232u);
+    sp[3] = prmt(odd, 0, 0x3232u);
+}
+
 /* One K-tile (64 K) of this thread's wgmma A fragments, dequantized from a raw stage.
  * The m64k16 16-bit A fragment (PTX ISA, wgmma register fragments; the same as
  * mma.m16n8k16's per warp): warp w of the warpgroup holds rows 16w..16w+15; lane
@@ -543,20 +571,19 @@ __device__ __forceinline__ void dequant_frag(uint32_t (&f)[16], uint32_t raw, ui
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         const uint4 lo = lds128(raw + 256 * h), hi = lds128(raw + 256 * h + 16);
-        const uint32_t codes = lds32(h ? sc1 : sc0);
+        uint32_t sp[4];
+        scale_pairs4<IS_BF16>(lds32(h ? sc1 : sc0), sp);
         /* byte t of words 0-3 and of words 4-7 */
         const uint32_t gw[2] = {prmt(prmt(lo.x, lo.y, sel), prmt(lo.z, lo.w, sel), 0x5410u),
                                 prmt(prmt(hi.x, hi.y, sel), prmt(hi.z, hi.w, sel), 0x5410u)};
 #pragma unroll
         for (int q = 0; q < 2; q++) { /* k16 steps 2q and 2q + 1 */
             const uint32_t ev = gw[q] & 0x0F0F0F0Fu, od = (gw[q] >> 4) & 0x0F0F0F0Fu;
-            const uint32_t sp[2] = {scale_pair<IS_BF16>((codes >> (16 * q)) & 0xFFu),
-                                    scale_pair<IS_BF16>((codes >> (16 * q + 8)) & 0xFFu)};
 #pragma unroll
             for (int b = 0; b < 4; b++) { /* byte b: word 4q + b = word 2s + half */
                 const int s = 2 * q + b / 2, half = b % 2;
                 const uint32_t w = prmt(ev, od, 0x8080u | (uint32_t)b | ((uint32_t)(4 + b) << 8));
-                f[4 * s + 2 * half + h] = mul2<IS_BF16>(e2m1x2_bits<IS_BF16>(w), sp[b / 2]);
+                f[4 * s + 2 * half + h] = mul2<IS_BF16>(e2m1x2_bits<IS_BF16>(w), sp[s]);
             }
         }
     }
