@@ -22,6 +22,10 @@
  *     BM = 128 and no split, so row m of D does not depend on M.
  *   - Epilogue: alpha and the device global scale in FP32, bias, one rounding, guarded
  *     stores.
+ * A second family, gemm_wgmma_t_kernel (TETRA_PATH_WGMMA_T, "v7"), computes D^T = B A^T:
+ * each consumer thread dequantizes its own wgmma A fragments (the weights) into registers
+ * while the previous K-tile's wgmmas run, and the activations are the B operand straight
+ * from the TMA tile; 128 weight rows x 256 tokens per CTA. Same takes and producer code.
  * Takes (else TETRA_ERR_UNSUPPORTED, the mma.sync kernel takes the problem): an sm_90
  * device and a binary with sm_90a code; A BF16/FP16 (W4A4 arrives here as A staged in
  * BF16 by gemm_api.c), 16-byte
