@@ -220,7 +220,10 @@ typedef enum tetra_gemm_path {
     TETRA_PATH_REFERENCE = 1, /* one output per thread, FP64 accumulation: a checker */
     TETRA_PATH_GEMV = 2,      /* decode kernels, M <= 16, sm_80+ */
     TETRA_PATH_MMA_SYNC = 3,  /* portable tensor-core GEMM, sm_80+ */
-    TETRA_PATH_WGMMA = 4      /* Hopper GEMM, sm_90a */
+    TETRA_PATH_WGMMA = 4,     /* Hopper GEMM, sm_90a */
+    /* Hopper GEMM computing D^T with the dequantized weights as wgmma's register operand,
+     * sm_90a (tile_m 256 tokens per CTA; splits pinned only) */
+    TETRA_PATH_WGMMA_T = 5
 } tetra_gemm_path;
 
 typedef struct tetra_gemm_options {
@@ -234,8 +237,9 @@ typedef struct tetra_gemm_options {
     int batch_invariant;
     /* Pin a configuration of the forced path (0 = the path's own choice; a pin needs a
      * path other than AUTO, and a pin the path cannot take is TETRA_ERR_UNSUPPORTED).
-     * tile_m: WGMMA 64, 128 or 256 rows per CTA, MMA_SYNC 128. splits: 1 = no split-K, > 1 =
-     * that many K slices summed in a fixed order (WGMMA up to 16, GEMV). For tests and tuning. */
+     * tile_m: WGMMA 64, 128 or 256 rows per CTA, WGMMA_T 256, MMA_SYNC 128. splits: 1 = no
+     * split-K, > 1 = that many K slices summed in a fixed order (WGMMA and WGMMA_T up to 16,
+     * GEMV). For tests and tuning. */
     int tile_m;
     int splits;
 } tetra_gemm_options;

@@ -1,4 +1,5 @@
-/* gpu_gemm.c - the prefill GEMM paths (TETRA_PATH_MMA_SYNC, TETRA_PATH_WGMMA) through the
+/* gpu_gemm.c - the prefill GEMM paths (TETRA_PATH_MMA_SYNC, TETRA_PATH_WGMMA,
+ * TETRA_PATH_WGMMA_T) through the
  * public tetra_gemm, against the FP64 CPU oracle (small/medium shapes) and the GPU
  * reference path (large shapes).
  *
@@ -14,7 +15,8 @@
  * that reads past a row shows up as a non-finite output.
  *
  * Exit 77 (skip) without a device. A path that returns TETRA_ERR_UNSUPPORTED for its
- * very first case is reported as skipped (e.g. WGMMA off Hopper). */
+ * very first case is reported as skipped (e.g. WGMMA off Hopper).
+ * TETRA_GEMM_TEST_ONLY=wgmma_t runs only the WGMMA_T path's cases (a focused device run). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,8 +43,13 @@ typedef struct {
 } gcase;
 
 static const char *path_name(tetra_gemm_path p) {
-    return p == TETRA_PATH_MMA_SYNC ? "mma_sync" : p == TETRA_PATH_WGMMA ? "wgmma" : "reference";
+    return p == TETRA_PATH_MMA_SYNC ? "mma_sync"
+           : p == TETRA_PATH_WGMMA  ? "wgmma"
+           : p == TETRA_PATH_WGMMA_T ? "wgmma_t"
+                                     : "reference";
 }
+/* the two Hopper kernel families (gemm_sm90.cu): same takes and refusals */
+static int is_sm90_path(tetra_gemm_path p) { return p == TETRA_PATH_WGMMA || p == TETRA_PATH_WGMMA_T; }
 
 static double gate_slack(tetra_dtype d, int64_t k) {
     /* FP32 output: the floor is FP32 rounding (~3e-8) but the kernel accumulates K
@@ -60,7 +67,7 @@ static double gate_slack(tetra_dtype d, int64_t k) {
  * elements, which these cases have whenever K is), W4A16, and W4A4 through the BF16
  * staging of A (gemm_api.c) unless A's global scale is a device pointer. */
 static int path_must_take(tetra_gemm_path path, const gcase *c) {
-    if (path != TETRA_PATH_WGMMA) return 1;
+    if (!is_sm90_path(path)) return 1;
     return c->k % 32 == 0 && !(c->a_dtype == TETRA_DTYPE_NVFP4 && c->dev_gscale);
 }
 
@@ -376,7 +383,7 @@ static void pinned_case(tetra_context *ctx, tetra_gemm_path path, int64_t M, int
         if (st == TETRA_ERR_UNSUPPORTED) {
             printf("  %-9s large: unsupported: %s\n", path_name(path), tetra_last_error());
             /* a pinned configuration of a path this device runs must be taken */
-            CHECK_MSG(!(tile_m || splits) || (path == TETRA_PATH_WGMMA && !g_sm90), "pinned configuration refused");
+            CHECK_MSG(!(tile_m || splits) || (is_sm90_path(path) && !g_sm90), "pinned configuration refused");
             tu_dev_free(&dout);
             break;
         }
@@ -487,7 +494,10 @@ static int build_cases(gcase *cs) {
          * BM = 256 (M >= 256) with split-K 4, BM = 128 with split-K 16 */
         {64, 520, 2048},  {1, 300, 1024},  {1000, 512, 1024}, {128, 200, 4096},
         /* [17]: W4A4 with L = 3 and a host global scale: wgmma through the staging of A */
-        {96, 264, 640},   {257, 300, 2048}};
+        {96, 264, 640},   {257, 300, 2048},
+        /* K = 32 (half a K-tile), N = 200 (not a multiple of 128), and M past one 256-token
+         * tile with K = 4128 (a multiple of 32, not of 64) */
+        {100, 200, 32},   {513, 1000, 4128}, {1, 200, 96}};
     static const tetra_dtype at[3] = {TETRA_DTYPE_BF16, TETRA_DTYPE_FP16, TETRA_DTYPE_NVFP4};
     static const tetra_dtype dt[3] = {TETRA_DTYPE_BF16, TETRA_DTYPE_FP16, TETRA_DTYPE_FP32};
     int n = 0;
@@ -532,10 +542,12 @@ static int build_cases(gcase *cs) {
 int main(void) {
     tetra_context *ctx = tu_gpu_or_skip(NAME);
     tetra_device_info info;
-    static gcase cs[64];
+    static gcase cs[80];
     int ncases = build_cases(cs);
-    const tetra_gemm_path paths[2] = {TETRA_PATH_MMA_SYNC, TETRA_PATH_WGMMA};
+    const tetra_gemm_path paths[3] = {TETRA_PATH_MMA_SYNC, TETRA_PATH_WGMMA, TETRA_PATH_WGMMA_T};
     uint64_t seed = 1234;
+    const char *only = getenv("TETRA_GEMM_TEST_ONLY");
+    const int only_t = only && strcmp(only, "wgmma_t") == 0;
 
     tetra_device_info_get(tetra_context_device(ctx), &info);
     g_sm90 = info.major == 9;
@@ -543,8 +555,9 @@ int main(void) {
            (unsigned long long)seed, ncases);
     gate_catches_defect();
 
-    for (int p = 0; p < 2; p++) {
+    for (int p = 0; p < 3; p++) {
         int ran = 0, unsupported = 0;
+        if (only_t && paths[p] != TETRA_PATH_WGMMA_T) continue;
         for (int i = 0; i < ncases; i++) {
             int rc = run_case(ctx, paths[p], &cs[i], seed + (uint64_t)i);
             if (rc == RUN_UNSUPPORTED && i > 0 && !path_must_take(paths[p], &cs[i])) {
@@ -577,6 +590,49 @@ int main(void) {
         /* the small-M wgmma configurations at bench shapes: BM = 64 + split-K 8, BM = 128 + split-K 8 */
         large_case(ctx, paths[p], 64, 4096, 4096, TETRA_DTYPE_BF16);
         large_case(ctx, paths[p], 128, 4096, 7168, TETRA_DTYPE_BF16);
+    }
+
+    /* the transposed kernel's configurations, pinned: its one tile (256 tokens x 128 weight
+     * rows) unsplit and split (odd and maximal), W4A4 through staging with a split, tails in
+     * M, N (392: not a multiple of 128) and K (2080: a multiple of 32, not of 64) with FP16,
+     * and K-tile counts that wrap both rings (A: 5 stages, raw: 8) mid-way and a single
+     * K-tile (the K loop runs two K-tiles per iteration: odd and even counts) */
+    {
+        static const int64_t t_pins[][5] = {
+            /* M, N, K, tile_m, splits */
+            {200, 520, 2048, 256, 1}, {200, 520, 2048, 0, 3},   {200, 520, 2048, 256, 16},
+            {600, 392, 2080, 256, 1}, {600, 392, 2080, 256, 3}, {300, 264, 64, 256, 1},
+            {300, 264, 864, 256, 1},  {130, 300, 1472, 256, 1}, {40, 300, 1472, 256, 5}};
+        for (size_t i = 0; i < sizeof t_pins / sizeof t_pins[0]; i++)
+            pinned_case(ctx, TETRA_PATH_WGMMA_T, t_pins[i][0], t_pins[i][1], t_pins[i][2],
+                        i == 3 ? TETRA_DTYPE_FP16 : TETRA_DTYPE_BF16, (int)t_pins[i][3], (int)t_pins[i][4]);
+        pinned_case(ctx, TETRA_PATH_WGMMA_T, 200, 520, 2048, TETRA_DTYPE_NVFP4, 256, 3);
+        pinned_case(ctx, TETRA_PATH_WGMMA_T, 600, 392, 2080, TETRA_DTYPE_FP16, 256, 2);
+        if (g_sm90) { /* pins it does not have are refused */
+            tetra_rng rng = {5};
+            operand A, B;
+            tu_devbuf dd = tu_dev_alloc(64 * 128 * 2, 0xFF);
+            tetra_matrix gd = tetra_matrix_dense(TETRA_DTYPE_BF16, dd.ptr, 64, 128);
+            tetra_gemm_options o = tetra_gemm_options_default();
+            make_nvfp4(&B, &rng, 128, 256, 1, TETRA_SCALE_LINEAR, 0, 0.02f);
+            make_dense(&A, &rng, TETRA_DTYPE_BF16, 64, 256, 1, 0);
+            o.path = TETRA_PATH_WGMMA_T;
+            o.tile_m = 128;
+            CHECK_ERR(tetra_gemm(ctx, &A.g, &B.g, &gd, &o), TETRA_ERR_UNSUPPORTED, "tile_m");
+            o.tile_m = 0;
+            o.splits = 5; /* K = 256: 4 K-tiles */
+            CHECK_ERR(tetra_gemm(ctx, &A.g, &B.g, &gd, &o), TETRA_ERR_UNSUPPORTED, "splits");
+            o.splits = 17;
+            CHECK_ERR(tetra_gemm(ctx, &A.g, &B.g, &gd, &o), TETRA_ERR_UNSUPPORTED, "splits");
+            CHECK(tu_dev_check_guards(&dd, "refused d"));
+            tu_dev_free(&dd);
+            free_operand(&A);
+            free_operand(&B);
+        }
+    }
+    if (only_t) {
+        tetra_context_destroy(ctx);
+        return tu_finish(NAME);
     }
 
     /* every configuration the wgmma launcher can pick, pinned, against the GPU reference:

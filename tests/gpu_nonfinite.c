@@ -113,6 +113,7 @@ int main(void) {
     check_gemm_path(ctx, TETRA_PATH_GEMV, 3, 256, 48, "GEMV scalar path (M=3, K=48)");
     check_gemm_path(ctx, TETRA_PATH_MMA_SYNC, 40, 256, 256, "mma.sync GEMM (M=40)");
     check_gemm_path(ctx, TETRA_PATH_WGMMA, 256, 256, 512, "wgmma GEMM (M=256)");
+    check_gemm_path(ctx, TETRA_PATH_WGMMA_T, 256, 256, 512, "wgmma-T GEMM (M=256)");
     check_gemm_path(ctx, TETRA_PATH_AUTO, 64, 256, 512, "AUTO (M=64)");
     check_gemm_path(ctx, TETRA_PATH_REFERENCE, 2, 64, 64, "reference GEMM");
     tetra_context_destroy(ctx);

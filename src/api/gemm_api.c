@@ -32,12 +32,12 @@ tetra_gemm_options tetra_gemm_options_default(void) {
  * is already in alpha. A device global scale for A stays on the kernels that apply one
  * (the mma.sync GEMM): the wgmma epilogue has B's only. Checks made here avoid a wasted
  * staging pass where the kernel would refuse the problem anyway. */
-static tetra_status launch_wgmma(const tetra_gemm_problem *p) {
+static tetra_status launch_staged(const tetra_gemm_problem *p, tetra_status (*launch)(const tetra_gemm_problem *)) {
     tetra_gemm_problem q = *p;
     tetra_convert_problem c;
     tetra_status st;
     void *stage;
-    if (p->a.dtype != TETRA_DTYPE_NVFP4) return tetra_launch_gemm_wgmma(p);
+    if (p->a.dtype != TETRA_DTYPE_NVFP4) return launch(p);
     if (p->ctx->sm_major != 9 || p->k % 32)
         return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: NVFP4 A needs an sm_90 device and K %% 32 == 0");
     if (p->a.gscale_dev)
@@ -61,8 +61,11 @@ static tetra_status launch_wgmma(const tetra_gemm_problem *p) {
     c.ctx = p->ctx;
     if ((st = tetra_launch_dequantize(&c)) != TETRA_OK) return st;
     q.a = c.dst;
-    return tetra_launch_gemm_wgmma(&q);
+    return launch(&q);
 }
+/* both Hopper kernel families read 16-bit activations */
+static tetra_status launch_wgmma(const tetra_gemm_problem *p) { return launch_staged(p, tetra_launch_gemm_wgmma); }
+static tetra_status launch_wgmma_t(const tetra_gemm_problem *p) { return launch_staged(p, tetra_launch_gemm_wgmma_t); }
 
 static tetra_status check_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_matrix *b,
                                const tetra_matrix *d, const tetra_gemm_options *o) {
@@ -103,7 +106,7 @@ static tetra_status check_gemm(tetra_context *ctx, const tetra_matrix *a, const 
             return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "opts.bias is misaligned");
         if ((st = tetra_check_device_ptr(o->bias, "opts.bias")) != TETRA_OK) return st;
     }
-    if (o->path < TETRA_PATH_AUTO || o->path > TETRA_PATH_WGMMA)
+    if (o->path < TETRA_PATH_AUTO || o->path > TETRA_PATH_WGMMA_T)
         return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "opts.path %d is not a tetra_gemm_path",
                           (int)o->path);
     if (o->batch_invariant != 0 && o->batch_invariant != 1)
@@ -158,6 +161,7 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
     case TETRA_PATH_GEMV: return tetra_launch_gemv(&p);
     case TETRA_PATH_MMA_SYNC: return tetra_launch_gemm_mma(&p);
     case TETRA_PATH_WGMMA: return launch_wgmma(&p);
+    case TETRA_PATH_WGMMA_T: return launch_wgmma_t(&p);
     default: break;
     }
     if (ctx->dispatch && !p.batch_invariant) {

@@ -473,7 +473,9 @@ static int gemm_setup(gemm_kind kind, tetra_gemm_path path, const bench_env *env
             goto done;
         }
         snprintf(s->note, sizeof s->note, "tetra_gemm %s, %s scales",
-                 path == TETRA_PATH_MMA_SYNC ? "path MMA_SYNC" : path == TETRA_PATH_WGMMA ? "path WGMMA" : "AUTO",
+                 path == TETRA_PATH_MMA_SYNC ? "path MMA_SYNC" : path == TETRA_PATH_WGMMA ? "path WGMMA"
+                 : path == TETRA_PATH_WGMMA_T                               ? "path WGMMA_T"
+                                                                             : "AUTO",
                  s->layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled-128x4");
     } else if ((rc = lt_prepare(s, msg, len)) != BENCH_OK) {
         goto done;
@@ -729,6 +731,7 @@ static double bytes_fp8(const bench_shape *s) { return s->l * ((double)s->m * s-
 SETUP(setup_w4a16, K_TETRA_W4A16, TETRA_PATH_AUTO)
 SETUP(setup_w4a16_mma, K_TETRA_W4A16, TETRA_PATH_MMA_SYNC)
 SETUP(setup_w4a16_wgmma, K_TETRA_W4A16, TETRA_PATH_WGMMA)
+SETUP(setup_w4a16_wgmma_t, K_TETRA_W4A16, TETRA_PATH_WGMMA_T)
 /* batch-invariant mode: one configuration for every M; its cost is this arm against tetra-gemm */
 static int setup_w4a16_batchinv(const bench_env *e, const bench_shape *sh, void **st, char *m, size_t l) {
     int rc;
@@ -755,6 +758,9 @@ const bench_arm bench_arm_tetra_gemm_mma = {"tetra-gemm-mma", "gemm", "w4a16", "
     gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_wgmma = {"tetra-gemm-wgmma", "gemm", "w4a16", "kernel", 0, setup_w4a16_wgmma,
     gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16, 0, gemm_describe};
+/* the transposed Hopper GEMM (dequantized weights as wgmma's register operand), not in AUTO yet */
+const bench_arm bench_arm_tetra_gemm_wgmma_t = {"tetra-gemm-wgmma-t", "gemm", "w4a16", "kernel", 0,
+    setup_w4a16_wgmma_t, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_batchinv = {"tetra-gemm-batchinv", "gemm", "w4a16", "kernel", 0,
     setup_w4a16_batchinv, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_w4a4 = {"tetra-gemm-w4a4", "gemm", "w4a4", "kernel", 0, setup_w4a4, gemm_run,

@@ -22,6 +22,10 @@
  *     BM = 128 and no split, so row m of D does not depend on M.
  *   - Epilogue: alpha and the device global scale in FP32, bias, one rounding, guarded
  *     stores.
+ * A second family, gemm_wgmma_t_kernel (TETRA_PATH_WGMMA_T, "v7"), computes D^T = B A^T:
+ * each consumer thread dequantizes its own wgmma A fragments (the weights) into registers
+ * while the previous K-tile's wgmmas run, and the activations are the B operand straight
+ * from the TMA tile; 128 weight rows x 256 tokens per CTA. Same takes and producer code.
  * Takes (else TETRA_ERR_UNSUPPORTED, the mma.sync kernel takes the problem): an sm_90
  * device and a binary with sm_90a code; A BF16/FP16 (W4A4 arrives here as A staged in
  * BF16 by gemm_api.c), 16-byte
@@ -431,6 +435,181 @@ __device__ __noinline__ void store_pair(const epi_dst &e, int row, int col, floa
     if (col + 1 < e.n) tetra_store_dense(e.d, i + 1, (tetra_dtype)e.dtype, v1);
 }
 
+/* The two producer warps of warpgroup 2 (shared by both kernels; C names the ring
+ * sizes and shared-memory offsets). Warp 0 TMA-loads the 16-bit activation tiles
+ * (BM rows from m0, 64 K) into the A ring; warp 1 the raw packed bytes of C::BN weight
+ * rows from n0 and their block scales (cp.async.bulk of whole 128x4 blocks for aligned
+ * swizzled scales, else 4-byte cp.asyncs into [row][4]) into the raw ring. */
+template <class C>
+__device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CUtensorMap *tm_b, const sm90_params &p,
+                                               uint32_t sb, uint32_t afull, uint32_t aempty, uint32_t rfull,
+                                               uint32_t rempty, int m0, int n0, int l, int kt0, int nk, int lane,
+                                               int diag) {
+    const int pw = (threadIdx.x % 128) / 32;
+    if (pw == 0) {
+        if (lane == 0) {
+            ring_pos<C::SA> ra = {0, 0};
+            for (int i = 0; i < nk; i++, ra.next()) {
+                mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1); /* its last K-tile's wgmma completed */
+                mbar_arrive_expect_tx(afull + 8 * ra.slot, C::A_TILE_BYTES);
+                tma_load_3d(sb + C::OFF_A + ra.slot * C::A_TILE_BYTES, tm_a, (kt0 + i) * W_BK, m0, l,
+                            afull + 8 * ra.slot);
+            }
+        }
+        return;
+    }
+    if (pw != 1) return;
+    const uint8_t *sc = p.scales + (int64_t)l * p.scale_batch;
+    ring_pos<C::SR> rr = {0, 0};
+    for (int i = 0; i < nk; i++, rr.next()) {
+        const int kt = kt0 + i;
+        const uint32_t full = rfull + 8 * rr.slot;
+        mbar_wait(rempty + 8 * rr.slot, rr.phase ^ 1); /* read by every consumer thread */
+        if (lane == 0) {
+            /* bulk scales: 128-row blocks past the padded rows do not exist; their
+             * smem rows (>= N) only feed outputs that are never stored */
+            const int nblk = p.scale_bulk ? min(C::BN / 128, (p.n + 127) / 128 - n0 / 128) : 0;
+            mbar_arrive_expect_tx(full, C::BRAW_BYTES + 512 * nblk);
+            tma_load_3d(sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES, tm_b, kt * (W_BK / 2), n0, l, full);
+            for (int b = 0; b < nblk; b++)
+                bulk_load(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + 512 * b,
+                          sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, full);
+        }
+        if (p.scale_bulk) { mbar_arrive(full); continue; }
+        if (diag >= 3) { mbar_arrive(full); continue; }
+        /* the 4 block scales of each of the BN rows -> sc_s[r*4 .. +3], zero past N, K */
+        const uint32_t dst = sb + C::OFF_BSC + rr.slot * C::BSC_BYTES;
+        const int kb0 = kt * (W_BK / 16);
+        for (int i2 = 0; i2 < C::BN / 32; i2++) {
+            const int r = lane + 32 * i2, gr = n0 + r;
+            const int nvalid = gr < p.n ? min(4, p.nkb - kb0) : 0;
+            const int64_t off = p.swizzled ? tetra_swizzled_offset(gr, kb0, p.nkb)
+                                           : (int64_t)gr * p.scale_ld + kb0;
+            if (p.scale_vec4) {
+                cp_async4(dst + r * 4, nvalid > 0 ? sc + off : sc, nvalid);
+            } else {
+                uint32_t v = 0;
+                for (int j = 0; j < nvalid; j++) {
+                    int64_t o = p.swizzled ? tetra_swizzled_offset(gr, kb0 + j, p.nkb) : off + j;
+                    v |= (uint32_t)sc[o] << (8 * j);
+                }
+                asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(dst + r * 4), "r"(v) : "memory");
+            }
+        }
+        if (p.scale_vec4) mbar_arrive_cp_async(full);
+        else mbar_arrive(full);
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+
+
+/* ---- v7: the transposed product (gemm_wgmma_t_kernel below) */
+
+/* m64n256k16 with A from registers (the "RS" form): a[0..3] are this thread's A fragment
+ * (rows g and g + 8 of its warp's 16, k pairs 2t and 2t + 8; see dequant_frag). */
+#define TETRA_WGMMA_RS_M64N256K16(TYPE)                                                            \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"                                   \
+                 "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE " "                    \
+                 "{" TETRA_WGMMA_N256_ACC_REGS "}, {%128,%129,%130,%131}, %132, p, 1, 1, 0;\n}\n"  \
+                 : TETRA_WGMMA_N256_ACC_OPERANDS                                                  \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1))
+template <bool IS_BF16>
+__device__ __forceinline__ void wgmma_rs_m64n256k16(float d[128], const uint32_t *a, uint64_t desc_b);
+template <>
+__device__ __forceinline__ void wgmma_rs_m64n256k16<true>(float d[128], const uint32_t *a, uint64_t desc_b) {
+    TETRA_WGMMA_RS_M64N256K16("bf16");
+}
+template <>
+__device__ __forceinline__ void wgmma_rs_m64n256k16<false>(float d[128], const uint32_t *a, uint64_t desc_b) {
+    TETRA_WGMMA_RS_M64N256K16("f16");
+}
+
+__device__ __forceinline__ uint32_t lds32(uint32_t a) {
+    uint32_t v;
+    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(a));
+    return v;
+}
+
+/* The 4 block scales of one row (byte s of `codes` = k16 step s) as 16-bit pairs (v, v),
+ * v = ue4m3 * 2^119 (BF16) or ue4m3 * 2^7 (FP16), the values scale_pair makes, two codes
+ * per instruction: a code's 7 bits shifted to the bottom of a 16-bit half's exponent
+ * (shift 4 for BF16, 7 for FP16) read as ue4m3 * 2^-120 (BF16) or ue4m3 * 2^-8 (FP16),
+ * exactly (e = 0 codes as half subnormals, which the half multiplies keep); exact
+ * multiplies by 2^120 and 2^119 (BF16) or 2^15 (FP16) finish. The NaN code 0x7F (also
+ * 0xFF: the sign bit is ignored) becomes the half pattern 0xFFFF, a NaN, before them. */
+template <bool IS_BF16> __device__ __forceinline__ void scale_pairs4(uint32_t codes, uint32_t (&sp)[4]) {
+    const uint32_t x = codes & 0x7F7F7F7Fu;
+    const uint32_t nan = x + 0x01010101u; /* bit 7 of a byte set iff the byte was 0x7F */
+    const uint32_t sh = IS_BF16 ? 4 : 7, mask = IS_BF16 ? 0x07F007F0u : 0x3F803F80u;
+    /* codes 0 and 2 in halves 0 and 1, and codes 1 and 3; selectors 8-B replicate the
+     * top bit of byte 0-3 (the NaN flag) over a byte */
+    uint32_t even = ((x << sh) & mask) | prmt(nan, 0, 0xAA88u);
+    uint32_t odd = ((x >> (8 - sh)) & mask) | prmt(nan, 0, 0xBB99u);
+    if (IS_BF16) {
+        even = mul2<true>(mul2<true>(even, 0x7B807B80u), 0x7B007B00u); /* x 2^120 x 2^119 */
+        odd = mul2<true>(mul2<true>(odd, 0x7B807B80u), 0x7B007B00u);
+    } else {
+        even = mul2<false>(even, 0x78007800u); /* x 2^15 */
+        odd = mul2<false>(odd, 0x78007800u);
+    }
+    sp[0] = prmt(even, 0, 0x1010u);
+    sp[1] = prmt(odd, 0, 0x1010u);
+    sp[2] = prmt(even, 0, 0x3232u);
+    sp[3] = prmt(odd, 0, 0x3232u);
+}
+
+/* One K-tile (64 K) of this thread's wgmma A fragments, dequantized from a raw stage.
+ * The m64k16 16-bit A fragment (PTX ISA, wgmma register fragments; the same as
+ * mma.m16n8k16's per warp): warp w of the warpgroup holds rows 16w..16w+15; lane
+ * (g = lane/4, t = lane%4) holds, in its four registers, (row g, k 2t..2t+1), (row g+8,
+ * k 2t..), (row g, k 2t+8..), (row g+8, k 2t+8..). Bytes hold k pairs (even k in the low
+ * nibble), so for k16 step s the thread needs byte 8s + t (word 2s) and byte 8s + t + 4
+ * (word 2s + 1) of each of its two rows: byte t of every word of the row's 32 bytes.
+ * f[4s + 2*half + h]: step s, half (word 2s + half), row g + 8h. raw: the stage address
+ * of row g (row g + 8 is 256 bytes on); sc0/sc1: the 4 block scales (one per k16 step,
+ * 4 consecutive bytes in both smem layouts) of rows g and g + 8; sel = t | (t + 4) << 4
+ * picks byte t of two words with one PRMT. */
+template <bool IS_BF16>
+__device__ __forceinline__ void dequant_frag(uint32_t (&f)[16], uint32_t raw, uint32_t sc0, uint32_t sc1,
+                                             uint32_t sel) {
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const uint4 lo = lds128(raw + 256 * h), hi = lds128(raw + 256 * h + 16);
+        uint32_t sp[4];
+        scale_pairs4<IS_BF16>(lds32(h ? sc1 : sc0), sp);
+        /* byte t of words 0-3 and of words 4-7 */
+        const uint32_t gw[2] = {prmt(prmt(lo.x, lo.y, sel), prmt(lo.z, lo.w, sel), 0x5410u),
+                                prmt(prmt(hi.x, hi.y, sel), prmt(hi.z, hi.w, sel), 0x5410u)};
+#pragma unroll
+        for (int q = 0; q < 2; q++) { /* k16 steps 2q and 2q + 1 */
+            const uint32_t ev = gw[q] & 0x0F0F0F0Fu, od = (gw[q] >> 4) & 0x0F0F0F0Fu;
+#pragma unroll
+            for (int b = 0; b < 4; b++) { /* byte b: word 4q + b = word 2s + half */
+                const int s = 2 * q + b / 2, half = b % 2;
+                const uint32_t w = prmt(ev, od, 0x8080u | (uint32_t)b | ((uint32_t)(4 + b) << 8));
+                f[4 * s + 2 * half + h] = mul2<IS_BF16>(e2m1x2_bits<IS_BF16>(w), sp[s]);
+            }
+        }
+    }
+}
+
+/* The D^T epilogue's store: outputs (m, n), (m + 1, n), (m, n + 8), (m + 1, n + 8) of D
+ * (row m = token, column n = weight row), each guarded; bias is per n. Not inlined (see
+ * store_pair). */
+__device__ __noinline__ void store_quad_t(const epi_dst &e, int m, int n, float v00, float v10, float v01,
+                                          float v11) {
+    const float v[2][2] = {{v00, v01}, {v10, v11}}; /* [dm][dn / 8] */
+#pragma unroll
+    for (int dn = 0; dn < 2; dn++) {
+        const int c = n + 8 * dn;
+        if (c >= e.n) continue;
+        const float b = e.bias ? tetra_load_dense(e.bias, c, (tetra_dtype)e.bias_dtype) : 0.0f;
+#pragma unroll
+        for (int dm = 0; dm < 2; dm++)
+            if (m + dm < e.m) tetra_store_dense(e.d, (int64_t)(m + dm) * e.ldd + c, (tetra_dtype)e.dtype, v[dm][dn] + b);
+    }
+}
+
 #endif /* TETRA_SM90_DEVICE */
 
 /* Warpgroups: 0 and 1 consumers, 2 the producers (warp 0: TMA of A tiles into a ring of
@@ -493,61 +672,7 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
     if (wg == 2) {
         /* ---- producers: warp 0 the A ring, warp 1 the raw B + scales ring */
         asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n");
-        const int pw = (threadIdx.x % 128) / 32;
-        if (pw == 0) {
-            if (lane == 0) {
-                ring_pos<C::SA> ra = {0, 0};
-                for (int i = 0; i < nk; i++, ra.next()) {
-                    mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1); /* its last K-tile's wgmma completed */
-                    mbar_arrive_expect_tx(afull + 8 * ra.slot, C::A_TILE_BYTES);
-                    tma_load_3d(sb + C::OFF_A + ra.slot * C::A_TILE_BYTES, &tm_a, (kt0 + i) * W_BK, m0, l,
-                                afull + 8 * ra.slot);
-                }
-            }
-            return;
-        }
-        if (pw != 1) return;
-        const uint8_t *sc = p.scales + (int64_t)l * p.scale_batch;
-        ring_pos<C::SR> rr = {0, 0};
-        for (int i = 0; i < nk; i++, rr.next()) {
-            const int kt = kt0 + i;
-            const uint32_t full = rfull + 8 * rr.slot;
-            mbar_wait(rempty + 8 * rr.slot, rr.phase ^ 1); /* dequantized by every consumer thread */
-            if (lane == 0) {
-                /* bulk scales: 128-row blocks past the padded rows do not exist; their
-                 * smem rows (>= N) only feed outputs that are never stored */
-                const int nblk = p.scale_bulk ? min(C::BN / 128, (p.n + 127) / 128 - n0 / 128) : 0;
-                mbar_arrive_expect_tx(full, C::BRAW_BYTES + 512 * nblk);
-                tma_load_3d(sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES, &tm_b, kt * (W_BK / 2), n0, l, full);
-                for (int b = 0; b < nblk; b++)
-                    bulk_load(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + 512 * b,
-                              sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, full);
-            }
-            if (p.scale_bulk) { mbar_arrive(full); continue; }
-            if (diag >= 3) { mbar_arrive(full); continue; }
-            /* the 4 block scales of each of the BN rows -> sc_s[r*4 .. +3], zero past N, K */
-            const uint32_t dst = sb + C::OFF_BSC + rr.slot * C::BSC_BYTES;
-            const int kb0 = kt * (W_BK / 16);
-            for (int i2 = 0; i2 < C::BN / 32; i2++) {
-                const int r = lane + 32 * i2, gr = n0 + r;
-                const int nvalid = gr < p.n ? min(4, p.nkb - kb0) : 0;
-                const int64_t off = p.swizzled ? tetra_swizzled_offset(gr, kb0, p.nkb)
-                                               : (int64_t)gr * p.scale_ld + kb0;
-                if (p.scale_vec4) {
-                    cp_async4(dst + r * 4, nvalid > 0 ? sc + off : sc, nvalid);
-                } else {
-                    uint32_t v = 0;
-                    for (int j = 0; j < nvalid; j++) {
-                        int64_t o = p.swizzled ? tetra_swizzled_offset(gr, kb0 + j, p.nkb) : off + j;
-                        v |= (uint32_t)sc[o] << (8 * j);
-                    }
-                    asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(dst + r * 4), "r"(v) : "memory");
-                }
-            }
-            if (p.scale_vec4) mbar_arrive_cp_async(full);
-            else mbar_arrive(full);
-        }
-        asm volatile("cp.async.wait_all;\n" ::: "memory");
+        produce_stages<C>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0, n0, l, kt0, nk, lane, diag);
         return;
     }
 
@@ -682,6 +807,173 @@ __global__ void gemm_wgmma_splitk_reduce(const sm90_params p) {
     }
 }
 
+/* ---- v7: D^T[N,M] = B[N,K] * A[M,K]^T (docs/notes/gemm-sm90.md, "v7").
+ * The dequantized weights are wgmma's A operand from registers and the activations its B
+ * operand from shared memory (the 128B-swizzled TMA tile of A, K-major: the same tile
+ * layout the kernel above reads B from), so no dequantized tile is stored, fenced or
+ * handed over: each consumer thread dequantizes its own fragments of K-tile i + 1 while
+ * the wgmmas of K-tile i run. CTA: 128 weight rows (64 per consumer warpgroup) x BT
+ * tokens; m64n{BT}k16, BT / 2 FP32 accumulators per thread. */
+template <int BT> struct cfg_t {
+    enum {
+        BN = 128, /* weight rows per CTA */
+        SA = 5,   /* activation stages (32 KiB each at BT = 256) */
+        SR = 8,   /* raw weight stages (4.5 KiB) */
+        A_TILE_BYTES = BT * W_BK * 2,
+        BRAW_BYTES = BN * W_BK / 2,
+        BSC_BYTES = BN * (W_BK / 16),
+        NACC = BT / 2,
+        OFF_A = 0,
+        OFF_BRAW = OFF_A + SA * A_TILE_BYTES,
+        OFF_BSC = OFF_BRAW + SR * BRAW_BYTES,
+        OFF_BAR = OFF_BSC + SR * BSC_BYTES,
+        SMEM_BYTES = OFF_BAR + (2 * SA + 2 * SR) * 8 + 1024 /* + alignment slack */
+    };
+};
+static_assert(cfg_t<256>::SMEM_BYTES <= 227 * 1024, "shared memory");
+enum { T_BT = 256 }; /* tokens per CTA: the one configuration so far */
+
+/* Warpgroup 2 produces (produce_stages: activation tiles into the A ring, raw weights and
+ * scales into the raw ring); warpgroups 0 and 1 consume. Per K-tile i a consumer issues
+ * 4 wgmmas (k16 steps; block scale s <-> step s) from fragment set i % 2, waits for
+ * K-tile i - 1's group (wait_group 1: its A stage and fragment set are free), releases
+ * that A stage, and dequantizes K-tile i + 1 into the other set, which overlaps the
+ * wgmmas of K-tile i. The K loop is unrolled by two so the two fragment sets are
+ * distinct registers. Registers: 128 accumulators + 2 x 16 fragments + the dequant's
+ * temporaries within setmaxnreg 224 (launch bound 168 x 384, as above). */
+template <bool IS_BF16>
+__global__ void __launch_bounds__(W_THREADS, 1)
+gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
+                    const sm90_params p) {
+#if TETRA_SM90_DEVICE
+    typedef cfg_t<T_BT> C;
+    extern __shared__ uint8_t smem_raw[];
+    const uint32_t sb = (smem_u32(smem_raw) + 1023u) & ~1023u;
+    const uint32_t afull = sb + C::OFF_BAR, aempty = afull + 8 * C::SA;
+    const uint32_t rfull = aempty + 8 * C::SA, rempty = rfull + 8 * C::SR;
+    const int n0 = blockIdx.x * C::BN, m0 = blockIdx.y * T_BT;
+    const int l = (int)(blockIdx.z % (unsigned)p.batch), split = (int)(blockIdx.z / (unsigned)p.batch);
+    const int kt0 = (int)((int64_t)split * p.ktiles / p.splits);
+    const int nk = __shfl_sync(0xFFFFFFFFu, (int)((int64_t)(split + 1) * p.ktiles / p.splits) - kt0, 0);
+    const int wg = __shfl_sync(0xFFFFFFFFu, (int)(threadIdx.x / 128), 0), lane = threadIdx.x % 32;
+#ifdef TETRA_GEMM_DIAG
+    const int diag = p.diag; /* 1: no dequantization (stale fragments), 3: no scale loads, 4: both */
+#else
+    const int diag = 0;
+#endif
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < C::SA; s++) {
+            mbar_init(afull + 8 * s, 1);  /* the A producer's expect_tx */
+            mbar_init(aempty + 8 * s, 8); /* one per consumer warp */
+        }
+        for (int s = 0; s < C::SR; s++) {
+            mbar_init(rfull + 8 * s, 1 + 32);       /* raw producer's expect_tx + one per lane */
+            mbar_init(rempty + 8 * s, W_CONSUMERS); /* every consumer thread, after its reads */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 2) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n");
+        produce_stages<C>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0, n0, l, kt0, nk, lane, diag);
+        return;
+    }
+
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 224;\n");
+    float acc[C::NACC];
+#pragma unroll
+    for (int i = 0; i < C::NACC; i++) acc[i] = 0.0f;
+    const uint32_t warp = (threadIdx.x % 128) / 32, g = lane / 4, tq = lane % 4;
+    /* this thread's weight rows within the CTA: r and r + 8 */
+    const uint32_t r = 64 * (uint32_t)wg + 16 * warp + g;
+    const uint32_t raw_off = r * 32;
+    const uint32_t sc_off0 = p.scale_bulk ? 16 * (r & 31) + 4 * (r >> 5) : 4 * r;
+    const uint32_t sc_off1 = p.scale_bulk ? 16 * ((r + 8) & 31) + 4 * ((r + 8) >> 5) : 4 * (r + 8);
+    const uint32_t sel = tq | ((tq + 4) << 4);
+    const uint32_t db0 = desc_lo(sb + C::OFF_A); /* both consumers read all BT tokens */
+    ring_pos<C::SA> ra = {0, 0};
+    ring_pos<C::SR> rr = {0, 0};
+    uint32_t a_prev = 0;
+    uint32_t f0[16], f1[16];
+    if (diag == 1 || diag == 4) /* the timing diagnostic never writes them */
+#pragma unroll
+        for (int j = 0; j < 16; j++) f0[j] = f1[j] = 0;
+
+    auto load_frag = [&](uint32_t (&f)[16]) {
+        mbar_wait(rfull + 8 * rr.slot, rr.phase);
+        const uint32_t sc = sb + C::OFF_BSC + rr.slot * C::BSC_BYTES;
+        if (diag != 1 && diag != 4)
+            dequant_frag<IS_BF16>(f, sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off, sc + sc_off0,
+                                  sc + sc_off1, sel);
+        mbar_arrive(rempty + 8 * rr.slot); /* release: ordered after this thread's reads */
+        rr.next();
+    };
+    auto step = [&](int i, const uint32_t (&cur)[16], uint32_t (&nxt)[16]) {
+        const uint32_t db = db0 + ra.slot * (C::A_TILE_BYTES / 16);
+        mbar_wait(afull + 8 * ra.slot, ra.phase);
+        acc_fence<C::NACC>(acc);
+        wgmma_fence();
+#pragma unroll
+        for (int s = 0; s < W_BK / 16; s++) wgmma_rs_m64n256k16<IS_BF16>(acc, cur + 4 * s, desc_of(db + s * 32 / 16));
+        wgmma_commit();
+        acc_fence<C::NACC>(acc);
+        wgmma_wait<1>(); /* K-tile i - 1's group has completed: its A stage and nxt are free */
+        acc_fence<C::NACC>(acc);
+        if (i > 0 && lane == 0) mbar_arrive(aempty + 8 * a_prev);
+        a_prev = ra.slot;
+        ra.next();
+        if (i + 1 < nk) load_frag(nxt);
+    };
+    load_frag(f0); /* nk >= 1: the launcher keeps splits <= K-tiles */
+    for (int i = 0; i < nk; i += 2) {
+        step(i, f0, f1);
+        if (i + 1 < nk) step(i + 1, f1, f0);
+    }
+    wgmma_wait<0>();
+    acc_fence<C::NACC>(acc);
+
+    /* epilogue: accumulator j of n8 tile c is D^T[row 16*warp + g (+8 for j >= 2)][column
+     * 8c + 2t + j%2], i.e. D[m = m0 + 8c + 2t + j%2][n = n0 + 64*wg + 16*warp + g (+8)].
+     * Strided scalar stores (a first version: 16-byte runs along n per 8 lanes). */
+    epi_dst e;
+    float scale;
+    e.m = p.m;
+    e.n = p.n;
+    if (p.splits > 1) {
+        e.d = (uint8_t *)(p.ws + ((int64_t)split * p.batch + l) * (int64_t)p.m * p.n);
+        e.ldd = p.n;
+        e.dtype = TETRA_DTYPE_FP32;
+        e.pair = 0;
+        e.bias = NULL;
+        e.bias_dtype = 0;
+        scale = 1.0f;
+    } else {
+        e.d = (uint8_t *)p.d + (int64_t)l * p.d_batch * (int64_t)(p.d_dtype == TETRA_DTYPE_FP32 ? 4 : 2);
+        e.ldd = p.ldd;
+        e.dtype = p.d_dtype;
+        e.pair = 0;
+        e.bias = p.bias;
+        e.bias_dtype = p.bias_dtype;
+        scale = tetra_gemm_scale(p.alpha, NULL, p.gb);
+    }
+    /* the accumulators carry the operand factor 2^-B_EXP2: taking it back first is exact,
+     * so the one rounding by `scale` is the one the unscaled sum would get */
+    const float unit = (float)(1 << B_EXP2);
+    const int n = n0 + (int)r, mcol = m0 + 2 * (int)tq;
+#pragma unroll
+    for (int c = 0; c < C::NACC / 4; c++)
+        store_quad_t(e, mcol + 8 * c, n, acc[4 * c] * unit * scale, acc[4 * c + 1] * unit * scale,
+                     acc[4 * c + 2] * unit * scale, acc[4 * c + 3] * unit * scale);
+#else
+    (void)tm_a;
+    (void)tm_b;
+    (void)p;
+    __trap(); /* never launched: the launcher checks g_wgmma_kernel_built */
+#endif
+}
+
 /* ---- host side */
 
 PFN_cuTensorMapEncodeTiled_v12000 get_encode_fn(void) {
@@ -747,6 +1039,16 @@ static wgmma_config choose_config(const tetra_gemm_problem *p, int sms) {
     return c;
 }
 
+/* The split-K reduction (both kernel families write the same FP32 partial layout). */
+static tetra_status launch_splitk_reduce(const sm90_params &prm, cudaStream_t stream) {
+    const int64_t total = (int64_t)prm.m * prm.n * prm.batch;
+    int64_t blocks = (total + 255) / 256;
+    if (blocks > 4096) blocks = 4096;
+    gemm_wgmma_splitk_reduce<<<(unsigned)blocks, 256, 0, stream>>>(prm);
+    TETRA_LAUNCH_CHECK();
+    return TETRA_OK;
+}
+
 template <bool IS_BF16, int BM>
 static tetra_status launch_config(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &prm,
                                   const tetra_gemm_problem *p, cudaStream_t stream) {
@@ -756,12 +1058,101 @@ static tetra_status launch_config(const CUtensorMap &tm_a, const CUtensorMap &tm
                                         (int)cfg<BM>::SMEM_BYTES));
     gemm_wgmma_kernel<IS_BF16, BM><<<grid, W_THREADS, cfg<BM>::SMEM_BYTES, stream>>>(tm_a, tm_b, prm);
     TETRA_LAUNCH_CHECK();
-    if (prm.splits > 1) {
-        const int64_t total = (int64_t)prm.m * prm.n * prm.batch;
-        int64_t blocks = (total + 255) / 256;
-        if (blocks > 4096) blocks = 4096;
-        gemm_wgmma_splitk_reduce<<<(unsigned)blocks, 256, 0, stream>>>(prm);
-        TETRA_LAUNCH_CHECK();
+    return prm.splits > 1 ? launch_splitk_reduce(prm, stream) : TETRA_OK;
+}
+
+/* What both Hopper kernel families check and set up: the device and build, A's dtype,
+ * sizes, K % 32, the split count, TMA alignment; the tensor maps (A: [L][M][K] 16-bit,
+ * box 64 (K) x box_rows_a rows, 128B swizzle; B: [L][N][K/2] bytes, box 32 x box_rows_b,
+ * no swizzle; out-of-range boxes are zero-filled) and the kernel parameters, including
+ * the split-K workspace. `name` prefixes the messages. */
+static tetra_status prepare_sm90(const tetra_gemm_problem *p, const char *name, int box_rows_a, int box_rows_b,
+                                 int splits, CUtensorMap *tm_a, CUtensorMap *tm_b, sm90_params *prm) {
+    PFN_cuTensorMapEncodeTiled_v12000 encode;
+    const tetra_operand *a = &p->a, *b = &p->b;
+    const size_t dsize = p->d_dtype == TETRA_DTYPE_FP32 ? 4 : 2;
+    int64_t a_bs, b_bs;
+    CUresult cr;
+
+    if (p->ctx->sm_major != 9)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "%s needs an sm_90 device (this one is sm_%d%d)", name,
+                          p->ctx->sm_major, p->ctx->sm_minor);
+    if (a->dtype != TETRA_DTYPE_BF16 && a->dtype != TETRA_DTYPE_FP16)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "%s: a.dtype must be BF16 or FP16 (gemm_api.c stages an NVFP4 A)", name);
+    if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX || (p->m + 63) / 64 > TETRA_MAX_GRID_Y ||
+        p->batch * SPLIT_MAX > TETRA_MAX_GRID_Y || p->m * p->n > INT32_MAX)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "%s: M, N, K or L too large for its grid", name);
+    if (p->k % 32) return tetra_fail(TETRA_ERR_UNSUPPORTED, "%s: K must be a multiple of 32", name);
+    if (splits < 1 || splits > SPLIT_MAX || splits > (p->k + W_BK - 1) / W_BK)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "%s: opts.splits = %d; at most %d and at most one split per %d-wide K tile", name, splits,
+                          SPLIT_MAX, W_BK);
+    a_bs = p->batch > 1 ? a->batch_stride : p->m * a->ld;
+    b_bs = p->batch > 1 ? b->batch_stride : p->n * b->ld;
+    if (!tetra_aligned(a->data, 16) || a->ld % 8 || a_bs % 8)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "%s: a needs 16-byte aligned data, ld and batch_stride multiples of 8 (TMA)", name);
+    if (!tetra_aligned(b->data, 16) || b->ld % 32 || b_bs % 32)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "%s: b needs 16-byte aligned data, ld and batch_stride multiples of 32 (TMA)", name);
+    if (!kernel_built(p->ctx->device))
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "%s: this build has no sm_90a code", name);
+    if (!(encode = get_encode_fn()))
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "%s: cuTensorMapEncodeTiled is not available", name);
+
+    {
+        cuuint64_t dims_a[3] = {(cuuint64_t)p->k, (cuuint64_t)p->m, (cuuint64_t)p->batch};
+        cuuint64_t strides_a[2] = {(cuuint64_t)a->ld * 2, (cuuint64_t)a_bs * 2};
+        cuuint32_t box_a[3] = {W_BK, (cuuint32_t)box_rows_a, 1}, estr[3] = {1, 1, 1};
+        cuuint64_t dims_b[3] = {(cuuint64_t)p->k / 2, (cuuint64_t)p->n, (cuuint64_t)p->batch};
+        cuuint64_t strides_b[2] = {(cuuint64_t)b->ld / 2, (cuuint64_t)b_bs / 2};
+        cuuint32_t box_b[3] = {W_BK / 2, (cuuint32_t)box_rows_b, 1};
+        cr = encode(tm_a, a->dtype == TETRA_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                    3, (void *)a->data, dims_a, strides_a, box_a, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                    CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+        if (cr != CUDA_SUCCESS)
+            return tetra_fail(TETRA_ERR_UNSUPPORTED, "%s: cuTensorMapEncodeTiled(a) failed (%d)", name, (int)cr);
+        cr = encode(tm_b, CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, (void *)b->data, dims_b, strides_b, box_b, estr,
+                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+        if (cr != CUDA_SUCCESS)
+            return tetra_fail(TETRA_ERR_UNSUPPORTED, "%s: cuTensorMapEncodeTiled(b) failed (%d)", name, (int)cr);
+    }
+
+    prm->m = (int)p->m;
+    prm->n = (int)p->n;
+    prm->k = (int)p->k;
+    prm->ktiles = (int)((p->k + W_BK - 1) / W_BK);
+    prm->scales = b->scales;
+    prm->scale_ld = b->scale_ld;
+    prm->scale_batch = p->batch > 1 ? b->scale_batch_stride : 0;
+    prm->nkb = (int)(p->k / 16);
+    prm->swizzled = b->scale_layout == TETRA_SCALE_SWIZZLED_128X4;
+    prm->scale_bulk = prm->swizzled && tetra_aligned(b->scales, 16) && prm->scale_batch % 16 == 0;
+    prm->scale_vec4 =
+        tetra_aligned(b->scales, 4) && prm->scale_batch % 4 == 0 && (prm->swizzled || prm->scale_ld % 4 == 0);
+    prm->d = p->d;
+    prm->ldd = p->ldd;
+    prm->d_batch = p->d_batch_stride;
+    prm->d_dtype = (int)p->d_dtype;
+    prm->d_pair = tetra_aligned(p->d, 2 * dsize) && p->ldd % 2 == 0 && (p->batch == 1 || p->d_batch_stride % 2 == 0);
+    prm->bias = p->bias;
+    prm->bias_dtype = (int)p->bias_dtype;
+    prm->alpha = p->alpha;
+    prm->gb = b->gscale_dev;
+    prm->diag = 0;
+#ifdef TETRA_GEMM_DIAG
+    if (getenv("TETRA_GEMM_DIAG_MODE")) prm->diag = atoi(getenv("TETRA_GEMM_DIAG_MODE"));
+#endif
+    prm->batch = (int)p->batch;
+    prm->splits = splits;
+    prm->ws = NULL;
+    if (splits > 1) {
+        void *ws;
+        tetra_status st = tetra_context_workspace(p->ctx, (size_t)splits * (size_t)(p->m * p->n * p->batch) * 4, &ws);
+        if (st != TETRA_OK) return st;
+        prm->ws = (float *)ws;
     }
     return TETRA_OK;
 }
@@ -769,102 +1160,17 @@ static tetra_status launch_config(const CUtensorMap &tm_a, const CUtensorMap &tm
 extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
     sm90_params prm;
     CUtensorMap tm_a, tm_b;
-    PFN_cuTensorMapEncodeTiled_v12000 encode;
-    const tetra_operand *a = &p->a, *b = &p->b;
-    const size_t dsize = p->d_dtype == TETRA_DTYPE_FP32 ? 4 : 2;
     const wgmma_config cf = choose_config(p, p->ctx->sms);
-    int64_t a_bs, b_bs;
-    CUresult cr;
+    tetra_status st;
 
-    if (p->ctx->sm_major != 9)
-        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM needs an sm_90 device (this one is sm_%d%d)",
-                          p->ctx->sm_major, p->ctx->sm_minor);
-    if (a->dtype != TETRA_DTYPE_BF16 && a->dtype != TETRA_DTYPE_FP16)
-        return tetra_fail(TETRA_ERR_UNSUPPORTED,
-                          "wgmma GEMM: a.dtype must be BF16 or FP16 (gemm_api.c stages an NVFP4 A)");
-    if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX || (p->m + 63) / 64 > TETRA_MAX_GRID_Y ||
-        p->batch * SPLIT_MAX > TETRA_MAX_GRID_Y || p->m * p->n > INT32_MAX)
-        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: M, N, K or L too large for its grid");
-    if (p->k % 32)
-        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: K must be a multiple of 32");
     if (cf.bm != 64 && cf.bm != 128 && cf.bm != 256)
         return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: opts.tile_m = %d; this kernel has 64, 128 or 256",
                           cf.bm);
-    if (cf.splits > SPLIT_MAX || cf.splits > (p->k + W_BK - 1) / W_BK)
-        return tetra_fail(TETRA_ERR_UNSUPPORTED,
-                          "wgmma GEMM: opts.splits = %d; at most %d and at most one split per %d-wide K tile",
-                          cf.splits, SPLIT_MAX, W_BK);
-    a_bs = p->batch > 1 ? a->batch_stride : p->m * a->ld;
-    b_bs = p->batch > 1 ? b->batch_stride : p->n * b->ld;
-    if (!tetra_aligned(a->data, 16) || a->ld % 8 || a_bs % 8)
-        return tetra_fail(TETRA_ERR_UNSUPPORTED,
-                          "wgmma GEMM: a needs 16-byte aligned data, ld and batch_stride multiples of 8 (TMA)");
-    if (!tetra_aligned(b->data, 16) || b->ld % 32 || b_bs % 32)
-        return tetra_fail(TETRA_ERR_UNSUPPORTED,
-                          "wgmma GEMM: b needs 16-byte aligned data, ld and batch_stride multiples of 32 (TMA)");
-    if (!kernel_built(p->ctx->device))
-        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: this build has no sm_90a code");
-    if (!(encode = get_encode_fn()))
-        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: cuTensorMapEncodeTiled is not available");
-
-    {
-        /* A: [L][M][K] 16-bit, box 64 (K) x BM (rows), 128B swizzle; B: [L][N][K/2] bytes,
-         * box 32 x 256, no swizzle. Out-of-range boxes are zero-filled. */
-        cuuint64_t dims_a[3] = {(cuuint64_t)p->k, (cuuint64_t)p->m, (cuuint64_t)p->batch};
-        cuuint64_t strides_a[2] = {(cuuint64_t)a->ld * 2, (cuuint64_t)a_bs * 2};
-        cuuint32_t box_a[3] = {W_BK, (cuuint32_t)cf.bm, 1}, estr[3] = {1, 1, 1};
-        cuuint64_t dims_b[3] = {(cuuint64_t)p->k / 2, (cuuint64_t)p->n, (cuuint64_t)p->batch};
-        cuuint64_t strides_b[2] = {(cuuint64_t)b->ld / 2, (cuuint64_t)b_bs / 2};
-        cuuint32_t box_b[3] = {W_BK / 2, (cuuint32_t)(cf.bm == 256 ? 128 : 256), 1};
-        cr = encode(&tm_a, a->dtype == TETRA_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                    3, (void *)a->data, dims_a, strides_a, box_a, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                    CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-        if (cr != CUDA_SUCCESS)
-            return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: cuTensorMapEncodeTiled(a) failed (%d)", (int)cr);
-        cr = encode(&tm_b, CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, (void *)b->data, dims_b, strides_b, box_b, estr,
-                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-        if (cr != CUDA_SUCCESS)
-            return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: cuTensorMapEncodeTiled(b) failed (%d)", (int)cr);
-    }
-
-    prm.m = (int)p->m;
-    prm.n = (int)p->n;
-    prm.k = (int)p->k;
-    prm.ktiles = (int)((p->k + W_BK - 1) / W_BK);
-    prm.scales = b->scales;
-    prm.scale_ld = b->scale_ld;
-    prm.scale_batch = p->batch > 1 ? b->scale_batch_stride : 0;
-    prm.nkb = (int)(p->k / 16);
-    prm.swizzled = b->scale_layout == TETRA_SCALE_SWIZZLED_128X4;
-    prm.scale_bulk = prm.swizzled && tetra_aligned(b->scales, 16) && prm.scale_batch % 16 == 0;
-    prm.scale_vec4 = tetra_aligned(b->scales, 4) && prm.scale_batch % 4 == 0 && (prm.swizzled || prm.scale_ld % 4 == 0);
-    prm.d = p->d;
-    prm.ldd = p->ldd;
-    prm.d_batch = p->d_batch_stride;
-    prm.d_dtype = (int)p->d_dtype;
-    prm.d_pair = tetra_aligned(p->d, 2 * dsize) && p->ldd % 2 == 0 && (p->batch == 1 || p->d_batch_stride % 2 == 0);
-    prm.bias = p->bias;
-    prm.bias_dtype = (int)p->bias_dtype;
-    prm.alpha = p->alpha;
-    prm.gb = b->gscale_dev;
-    prm.diag = 0;
-#ifdef TETRA_GEMM_DIAG
-    if (getenv("TETRA_GEMM_DIAG_MODE")) prm.diag = atoi(getenv("TETRA_GEMM_DIAG_MODE"));
-#endif
-
-    prm.batch = (int)p->batch;
-    prm.splits = cf.splits;
-    prm.ws = NULL;
-    if (cf.splits > 1) {
-        void *ws;
-        tetra_status st = tetra_context_workspace(p->ctx, (size_t)cf.splits * (size_t)(p->m * p->n * p->batch) * 4, &ws);
-        if (st != TETRA_OK) return st;
-        prm.ws = (float *)ws;
-    }
+    st = prepare_sm90(p, "wgmma GEMM", cf.bm, cf.bm == 256 ? 128 : 256, cf.splits, &tm_a, &tm_b, &prm);
+    if (st != TETRA_OK) return st;
     {
         cudaStream_t stream = TETRA_STREAM(p);
-        if (a->dtype == TETRA_DTYPE_BF16)
+        if (p->a.dtype == TETRA_DTYPE_BF16)
             return cf.bm == 64    ? launch_config<true, 64>(tm_a, tm_b, prm, p, stream)
                    : cf.bm == 128 ? launch_config<true, 128>(tm_a, tm_b, prm, p, stream)
                                   : launch_config<true, 256>(tm_a, tm_b, prm, p, stream);
@@ -872,4 +1178,32 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
                : cf.bm == 128 ? launch_config<false, 128>(tm_a, tm_b, prm, p, stream)
                               : launch_config<false, 256>(tm_a, tm_b, prm, p, stream);
     }
+}
+
+/* The transposed product: 256 tokens x 128 weight rows per CTA, no split unless pinned
+ * (split-K is for small M, where this kernel is not meant to run yet). */
+template <bool IS_BF16>
+static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &prm,
+                             const tetra_gemm_problem *p, cudaStream_t stream) {
+    typedef cfg_t<T_BT> C;
+    dim3 grid((unsigned)((p->n + C::BN - 1) / C::BN), (unsigned)((p->m + T_BT - 1) / T_BT),
+              (unsigned)(p->batch * prm.splits));
+    TETRA_CUDA_TRY(cudaFuncSetAttribute(gemm_wgmma_t_kernel<IS_BF16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)C::SMEM_BYTES));
+    gemm_wgmma_t_kernel<IS_BF16><<<grid, W_THREADS, C::SMEM_BYTES, stream>>>(tm_a, tm_b, prm);
+    TETRA_LAUNCH_CHECK();
+    return prm.splits > 1 ? launch_splitk_reduce(prm, stream) : TETRA_OK;
+}
+
+extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
+    sm90_params prm;
+    CUtensorMap tm_a, tm_b;
+    tetra_status st;
+    if (p->tile_m != 0 && p->tile_m != T_BT)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: opts.tile_m = %d; this kernel has %d tokens per CTA",
+                          p->tile_m, (int)T_BT);
+    st = prepare_sm90(p, "wgmma-T GEMM", T_BT, cfg_t<T_BT>::BN, p->splits ? p->splits : 1, &tm_a, &tm_b, &prm);
+    if (st != TETRA_OK) return st;
+    return p->a.dtype == TETRA_DTYPE_BF16 ? launch_t<true>(tm_a, tm_b, prm, p, TETRA_STREAM(p))
+                                          : launch_t<false>(tm_a, tm_b, prm, p, TETRA_STREAM(p));
 }
