@@ -46,6 +46,7 @@ static const char *path_name(tetra_gemm_path p) {
     return p == TETRA_PATH_MMA_SYNC ? "mma_sync"
            : p == TETRA_PATH_WGMMA  ? "wgmma"
            : p == TETRA_PATH_WGMMA_T ? "wgmma_t"
+           : p == TETRA_PATH_AUTO   ? "auto"
                                      : "reference";
 }
 /* the two Hopper kernel families (gemm_sm90.cu): same takes and refusals */
@@ -590,6 +591,14 @@ int main(void) {
         /* the small-M wgmma configurations at bench shapes: BM = 64 + split-K 8, BM = 128 + split-K 8 */
         large_case(ctx, paths[p], 64, 4096, 4096, TETRA_DTYPE_BF16);
         large_case(ctx, paths[p], 128, 4096, 7168, TETRA_DTYPE_BF16);
+    }
+    /* the dispatcher's own routes at sizes where they switch family: M >= 256 goes to the
+     * transposed kernel on sm_90 (W4A4 through staging), M = 255 to the v6 kernel */
+    if (!only_t && !tu_quick()) {
+        large_case(ctx, TETRA_PATH_AUTO, 2048, 4096, 4096, TETRA_DTYPE_NVFP4);
+        large_case(ctx, TETRA_PATH_AUTO, 1000, 4000, 4128, TETRA_DTYPE_FP16);
+        large_case(ctx, TETRA_PATH_AUTO, 256, 1000, 2048, TETRA_DTYPE_BF16);
+        large_case(ctx, TETRA_PATH_AUTO, 255, 1000, 2048, TETRA_DTYPE_BF16);
     }
 
     /* the transposed kernel's configurations, pinned: its one tile (256 tokens x 128 weight

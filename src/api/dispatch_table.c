@@ -14,7 +14,8 @@ extern const char *const tetra_dispatch_builtin_texts[];
 static const struct {
     const char *name;
     tetra_gemm_path path;
-} g_paths[] = {{"gemv", TETRA_PATH_GEMV}, {"mma_sync", TETRA_PATH_MMA_SYNC}, {"wgmma", TETRA_PATH_WGMMA}};
+} g_paths[] = {{"gemv", TETRA_PATH_GEMV}, {"mma_sync", TETRA_PATH_MMA_SYNC}, {"wgmma", TETRA_PATH_WGMMA},
+                {"wgmma_t", TETRA_PATH_WGMMA_T}};
 
 const char *tetra_dispatch_path_name(tetra_gemm_path p) {
     for (size_t i = 0; i < sizeof g_paths / sizeof g_paths[0]; i++)

@@ -173,6 +173,7 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
             st = e->path == TETRA_PATH_GEMV          ? tetra_launch_gemv(&p)
                  : e->path == TETRA_PATH_MMA_SYNC    ? tetra_launch_gemm_mma(&p)
                  : e->path == TETRA_PATH_WGMMA       ? launch_wgmma(&p)
+                 : e->path == TETRA_PATH_WGMMA_T     ? launch_wgmma_t(&p)
                                                      : TETRA_ERR_UNSUPPORTED;
             if (st != TETRA_ERR_UNSUPPORTED) return st;
             p.tile_m = p.splits = 0;
@@ -184,6 +185,14 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
         if (st != TETRA_ERR_UNSUPPORTED) return st;
     }
     if (ctx->sm_major == 9) {
+        /* M >= 256: the transposed kernel (weights as wgmma's register operand) measured
+         * 1.17-1.20x the v6 kernel at every M >= 256 shape (docs/notes/gemm-sm90.md, v7);
+         * below that its 256-token tile is mostly padding. Batch-invariant products keep
+         * the v6 kernel's one configuration for every M. */
+        if (p.m >= 256 && !p.batch_invariant) {
+            st = launch_wgmma_t(&p);
+            if (st != TETRA_ERR_UNSUPPORTED) return st;
+        }
         st = launch_wgmma(&p);
         if (st != TETRA_ERR_UNSUPPORTED) return st;
     }
