@@ -1031,7 +1031,7 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     wgmma_wait<0>();
     acc_fence<C::NACC>(acc);
 
-    /* ---- epilogue (the helpers above stage_out16): accumulator j of n8 tile c is
+    /* ---- epilogue (helpers above: stage_out16/32, store_staged): accumulator j of n8 tile c is
      * D^T[row 16*warp + g (+8 for j >= 2)][column 8c + 2t + j%2], i.e. D[m = m0 + 8c +
      * 2t + j%2][n = n0 + 64*wg + 16*warp + g (+8)]. Staged through the A ring, which is
      * free here: the producer's A warp issues exactly nk TMA loads (one per K-tile of this
