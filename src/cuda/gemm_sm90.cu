@@ -593,20 +593,117 @@ __device__ __forceinline__ void dequant_frag(uint32_t (&f)[16], uint32_t raw, ui
     }
 }
 
-/* The D^T epilogue's store: outputs (m, n), (m + 1, n), (m, n + 8), (m + 1, n + 8) of D
- * (row m = token, column n = weight row), each guarded; bias is per n. Not inlined (see
- * store_pair). */
-__device__ __noinline__ void store_quad_t(const epi_dst &e, int m, int n, float v00, float v10, float v01,
-                                          float v11) {
-    const float v[2][2] = {{v00, v01}, {v10, v11}}; /* [dm][dn / 8] */
+/* ---- the v7 epilogue (docs/notes/gemm-sm90.md, "v7 epilogue"): D^T's accumulators are
+ * scaled, biased and rounded in registers, staged in the idle A ring as D's rows
+ * ([token][n]: row m = token m0 + m, this CTA's 128 n), then copied out as 16-byte
+ * vectors along n. A staging row is 256 bytes (16-bit D) or 512 bytes (FP32 D or the
+ * split-K workspace); its 16-byte chunk q sits at chunk q ^ swz(m), which keeps both the
+ * writes and the row reads on 8 distinct chunks of a 128-byte bank window:
+ *   16-bit: swz = m % 8 (one stmatrix matrix writes rows m..m+7 of one chunk column);
+ *   FP32: swz = 2 * ((m / 2) % 4) (one scalar store instruction writes 4 rows 2t (+1),
+ *   8 consecutive n = 2 chunks in each). */
+enum { EPI_ROW16 = 256, EPI_ROW32 = 512 };
+/* Named barriers (0 is __syncthreads): the two consumer warpgroups, then each one alone. */
+enum { EPI_BAR_CONSUMERS = 1, EPI_BAR_WG = 2 /* + warpgroup */ };
+
+/* immediate ids: a register id makes ptxas reserve all 16 barriers */
+template <int ID, int COUNT> __device__ __forceinline__ void named_bar_sync() {
+    asm volatile("bar.sync %0, %1;\n" ::"n"(ID), "n"(COUNT) : "memory");
+}
+
+/* The strided v7 epilogue's arithmetic, kept bit for bit: the exact 2^B_EXP2 multiply,
+ * the FP32 scale, then + bias (+ 0.0f without one, which also makes -0 +0). The _rn
+ * intrinsics are never contracted into an FMA (the old multiply and add sat on two sides
+ * of a non-inlined call). */
+__device__ __forceinline__ float epi_value(float acc, float unit, float scale, float bias) {
+    return __fadd_rn(__fmul_rn(__fmul_rn(acc, unit), scale), bias);
+}
+/* Round two outputs to D's 16-bit type, lo in the low half (round to nearest even, as
+ * tetra_store_dense). */
+template <bool OUT_BF16> __device__ __forceinline__ uint32_t pack_out2(float lo, float hi) {
+    if (OUT_BF16) {
+        __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+        return *(uint32_t *)&h;
+    }
+    __half2 h = __floats2half2_rn(lo, hi);
+    return *(uint32_t *)&h;
+}
+
+/* 16-bit D: per pair of n8 tiles (c, c + 1), one stmatrix.x4.trans of matrices (c, rows
+ * g), (c, rows g + 8), (c + 1, g), (c + 1, g + 8) of the accumulator fragment (register j
+ * = this lane's (row g, columns 2t, 2t + 1) of matrix j). Row i of a transposed matrix is
+ * D's row m = 8c + i (or 8c + 8 + i): 8 consecutive n, one 16-byte chunk, whose address
+ * lane 8j + i gives. lane_addr: that address for c = 0; tile c adds 8c rows. */
+template <bool OUT_BF16>
+__device__ __forceinline__ void stage_out16(const float (&acc)[128], uint32_t lane_addr, float unit, float scale,
+                                            float b0, float b1) {
 #pragma unroll
-    for (int dn = 0; dn < 2; dn++) {
-        const int c = n + 8 * dn;
-        if (c >= e.n) continue;
-        const float b = e.bias ? tetra_load_dense(e.bias, c, (tetra_dtype)e.bias_dtype) : 0.0f;
+    for (int c = 0; c < 32; c += 2) {
+        uint32_t x[4];
 #pragma unroll
-        for (int dm = 0; dm < 2; dm++)
-            if (m + dm < e.m) tetra_store_dense(e.d, (int64_t)(m + dm) * e.ldd + c, (tetra_dtype)e.dtype, v[dm][dn] + b);
+        for (int j = 0; j < 4; j++) {
+            const float *a = acc + 4 * (c + j / 2) + 2 * (j % 2);
+            const float b = j % 2 ? b1 : b0;
+            x[j] = pack_out2<OUT_BF16>(epi_value(a[0], unit, scale, b), epi_value(a[1], unit, scale, b));
+        }
+        asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1,%2,%3,%4};\n" ::"r"(
+                         lane_addr + c * 8 * EPI_ROW16),
+                     "r"(x[0]), "r"(x[1]), "r"(x[2]), "r"(x[3])
+                     : "memory");
+    }
+}
+
+/* FP32 D (or the split-K workspace): scalar stores. Accumulator 4c + 2h + d is D's row m
+ * = 8c + 2t + d, n = r + 8h; addr[h] is row 2t's word for n = r + 8h (the swizzle depends
+ * on m only through t). */
+__device__ __forceinline__ void stage_out32(const float (&acc)[128], const uint32_t (&addr)[2], float unit,
+                                            float scale, float b0, float b1) {
+#pragma unroll
+    for (int c = 0; c < 32; c++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int d = 0; d < 2; d++)
+                asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(addr[h] + (8 * c + d) * EPI_ROW32),
+                             "f"(epi_value(acc[4 * c + 2 * h + d], unit, scale, h ? b1 : b0))
+                             : "memory");
+}
+
+/* Copy one consumer warpgroup's half of the staged tile (64 n of each of the 256 rows:
+ * 8 chunks of 16-bit or 16 of FP32 outputs) to D: consecutive threads take a row's
+ * consecutive chunks, so a warp stores 2 or 4 whole 128/256-byte row segments per
+ * instruction. d: D's element (m0, this half's first n); m_left, n_left: rows and columns
+ * of D from there (rows past M are skipped, columns past N not stored); vec: d and the
+ * row pitch are 16-byte aligned, else (or for a chunk that crosses N) element stores. */
+template <int ES>
+__device__ __forceinline__ void store_staged(uint32_t stage, uint8_t *d, int64_t ldd, int m_left, int n_left,
+                                             uint32_t wg, uint32_t t, bool vec) {
+    enum { CPR = 64 * ES / 16, EPC = 16 / ES, RPP = 128 / CPR, ROW = 128 * ES };
+    const uint32_t qc = t % CPR, rr = t / CPR;
+    /* the row's swizzle is the same in every pass (RPP is a multiple of 8) */
+    const uint32_t swz = ES == 2 ? rr % 8 : 2 * ((rr / 2) % 4);
+    const uint32_t a0 = stage + rr * ROW + (((wg * CPR + qc) ^ swz) << 4);
+    const int col = (int)qc * EPC;
+    uint8_t *p0 = d + ((int64_t)rr * ldd + col) * ES;
+    if (col >= n_left) return;
+    const bool full = vec && col + EPC <= n_left;
+#pragma unroll 4
+    for (int pass = 0; pass < 256 / RPP; pass++) {
+        const int m = pass * RPP + (int)rr;
+        if (m >= m_left) break;
+        const uint4 v = lds128(a0 + pass * RPP * ROW);
+        uint8_t *p = p0 + (int64_t)pass * RPP * ldd * ES;
+        if (full) {
+            *(uint4 *)p = v;
+        } else {
+            const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+            for (int e = 0; e < EPC; e++) {
+                if (col + e >= n_left) break;
+                if (ES == 2) ((uint16_t *)p)[e] = (uint16_t)(w[e / 2] >> (16 * (e % 2)));
+                else ((uint32_t *)p)[e] = w[e];
+            }
+        }
     }
 }
 
@@ -934,38 +1031,66 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     wgmma_wait<0>();
     acc_fence<C::NACC>(acc);
 
-    /* epilogue: accumulator j of n8 tile c is D^T[row 16*warp + g (+8 for j >= 2)][column
-     * 8c + 2t + j%2], i.e. D[m = m0 + 8c + 2t + j%2][n = n0 + 64*wg + 16*warp + g (+8)].
-     * Strided scalar stores (a first version: 16-byte runs along n per 8 lanes). */
-    epi_dst e;
-    float scale;
-    e.m = p.m;
-    e.n = p.n;
-    if (p.splits > 1) {
-        e.d = (uint8_t *)(p.ws + ((int64_t)split * p.batch + l) * (int64_t)p.m * p.n);
-        e.ldd = p.n;
-        e.dtype = TETRA_DTYPE_FP32;
-        e.pair = 0;
-        e.bias = NULL;
-        e.bias_dtype = 0;
-        scale = 1.0f;
-    } else {
-        e.d = (uint8_t *)p.d + (int64_t)l * p.d_batch * (int64_t)(p.d_dtype == TETRA_DTYPE_FP32 ? 4 : 2);
-        e.ldd = p.ldd;
-        e.dtype = p.d_dtype;
-        e.pair = 0;
-        e.bias = p.bias;
-        e.bias_dtype = p.bias_dtype;
-        scale = tetra_gemm_scale(p.alpha, NULL, p.gb);
-    }
+    /* ---- epilogue (helpers above: stage_out16/32, store_staged): accumulator j of n8 tile c is
+     * D^T[row 16*warp + g (+8 for j >= 2)][column 8c + 2t + j%2], i.e. D[m = m0 + 8c +
+     * 2t + j%2][n = n0 + 64*wg + 16*warp + g (+8)]. Staged through the A ring, which is
+     * free here: the producer's A warp issues exactly nk TMA loads (one per K-tile of this
+     * split) and stops, and this warpgroup has waited on afull for every one of them, so
+     * every write into the ring has landed and none can follow; the wgmmas that read the
+     * ring are retired by wgmma_wait<0> for this warpgroup and, for the other one (it
+     * reads every A stage too), by the consumers' named barrier below. */
+    const bool to_ws = p.splits > 1;
+    const int out = to_ws ? (int)TETRA_DTYPE_FP32 : p.d_dtype;
+    const float scale = to_ws ? 1.0f : tetra_gemm_scale(p.alpha, NULL, p.gb);
     /* the accumulators carry the operand factor 2^-B_EXP2: taking it back first is exact,
      * so the one rounding by `scale` is the one the unscaled sum would get */
     const float unit = (float)(1 << B_EXP2);
-    const int n = n0 + (int)r, mcol = m0 + 2 * (int)tq;
+    const int nr = n0 + (int)r; /* this thread's n: nr and nr + 8 */
+    float b0 = 0.0f, b1 = 0.0f;
+    if (!to_ws && p.bias) {
+        if (nr < p.n) b0 = tetra_load_dense(p.bias, nr, (tetra_dtype)p.bias_dtype);
+        if (nr + 8 < p.n) b1 = tetra_load_dense(p.bias, nr + 8, (tetra_dtype)p.bias_dtype);
+    }
+    const uint32_t stage = sb + C::OFF_A;
+    named_bar_sync<EPI_BAR_CONSUMERS, W_CONSUMERS>();
+    if (out == TETRA_DTYPE_FP32) {
+        /* n = r + 8h is word (r + 8h) % 4 of chunk (r + 8h) / 4; row 2t's swizzle is 2t */
+        uint32_t addr[2];
 #pragma unroll
-    for (int c = 0; c < C::NACC / 4; c++)
-        store_quad_t(e, mcol + 8 * c, n, acc[4 * c] * unit * scale, acc[4 * c + 1] * unit * scale,
-                     acc[4 * c + 2] * unit * scale, acc[4 * c + 3] * unit * scale);
+        for (int h = 0; h < 2; h++)
+            addr[h] = stage + 2 * tq * EPI_ROW32 + ((((r + 8 * h) / 4) ^ (2 * tq)) << 4) + 4 * (r % 4);
+        stage_out32(acc, addr, unit, scale, b0, b1);
+    } else {
+        /* lane 8j + i: row i of matrix j (tile c + j/2, rows g + 8 (j%2)): D row 8 (j/2) + i
+         * (swizzle i), n chunk of this warp's n + 8 (j%2) */
+        const uint32_t j = lane / 8, i = lane % 8, q = (64 * (uint32_t)wg + 16 * warp) / 8 + j % 2;
+        const uint32_t a = stage + (8 * (j / 2) + i) * EPI_ROW16 + ((q ^ i) << 4);
+        if (out == TETRA_DTYPE_FP16) stage_out16<false>(acc, a, unit, scale, b0, b1);
+        else stage_out16<true>(acc, a, unit, scale, b0, b1);
+    }
+    /* each warpgroup stores the 64 n it staged: rows of all four of its warps */
+    if (wg == 0) named_bar_sync<EPI_BAR_WG, 128>();
+    else named_bar_sync<EPI_BAR_WG + 1, 128>();
+    {
+        const int es = out == TETRA_DTYPE_FP32 ? 4 : 2, nh = n0 + 64 * wg;
+        uint8_t *d;
+        int64_t ldd;
+        if (to_ws) {
+            d = (uint8_t *)(p.ws + ((int64_t)split * p.batch + l) * (int64_t)p.m * p.n);
+            ldd = p.n;
+        } else {
+            d = (uint8_t *)p.d + (int64_t)l * p.d_batch * es;
+            ldd = p.ldd;
+        }
+        /* 16-byte vectors need D's batch base (hence d, and the batch stride) and its row
+         * pitch 16-byte aligned; this half's first column is (128 * x + 64 * wg) * es bytes
+         * in, a multiple of 128 */
+        const bool vec = ((uintptr_t)d % 16 == 0) && (ldd * es) % 16 == 0;
+        d += ((int64_t)m0 * ldd + nh) * es;
+        const uint32_t tw = threadIdx.x % 128;
+        if (es == 4) store_staged<4>(stage, d, ldd, p.m - m0, p.n - nh, (uint32_t)wg, tw, vec);
+        else store_staged<2>(stage, d, ldd, p.m - m0, p.n - nh, (uint32_t)wg, tw, vec);
+    }
 #else
     (void)tm_a;
     (void)tm_b;
