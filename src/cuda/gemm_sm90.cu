@@ -25,7 +25,9 @@
  * A second family, gemm_wgmma_t_kernel (TETRA_PATH_WGMMA_T, "v7"), computes D^T = B A^T:
  * each consumer thread dequantizes its own wgmma A fragments (the weights) into registers
  * while the previous K-tile's wgmmas run, and the activations are the B operand straight
- * from the TMA tile; 128 weight rows x 256 tokens per CTA. Same takes and producer code.
+ * from the TMA tile; 128 weight rows x 256 tokens per CTA, launched in 2-CTA clusters along
+ * N whose two CTAs share each activation tile (TMA multicast, one half loaded by each).
+ * Same takes and producer code.
  * Takes (else TETRA_ERR_UNSUPPORTED, the mma.sync kernel takes the problem): an sm_90
  * device and a binary with sm_90a code; A BF16/FP16 (W4A4 arrives here as A staged in
  * BF16 by gemm_api.c), 16-byte
@@ -944,6 +946,10 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
         asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n");
         produce_stages<C, true>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0, n0, l, kt0, nk, lane, diag,
                                 cta_rank);
+        /* the exit barrier (see the consumers'): barrier.cluster would also let exited
+         * threads through, but taking part costs these idle warps nothing */
+        cluster_arrive();
+        cluster_wait();
         return;
     }
 
