@@ -39,7 +39,8 @@ typedef struct {
     tetra_dtype bias_dtype;
     float alpha;
     int dev_gscale;            /* global scales passed as device pointers */
-    int padded;                /* non-default ld, scale_ld and batch strides */
+    int padded;                /* non-default ld, scale_ld and batch strides; D's: 1 odd (n + 3),
+                                  2 16-byte aligned (n rounded up to 8, + 8) */
 } gcase;
 
 static const char *path_name(tetra_gemm_path p) {
@@ -181,8 +182,8 @@ typedef struct { int64_t ldd, bs; size_t bytes; } dlayout;
 
 static dlayout d_layout(const gcase *c) {
     dlayout d;
-    d.ldd = c->n + (c->padded ? 3 : 0);
-    d.bs = c->m * d.ldd + (c->padded ? 5 : 0);
+    d.ldd = c->padded == 2 ? (c->n + 7) / 8 * 8 + 8 : c->n + (c->padded ? 3 : 0);
+    d.bs = c->m * d.ldd + (c->padded == 2 ? 16 : c->padded ? 5 : 0);
     d.bytes = (size_t)((c->l - 1) * d.bs + c->m * d.ldd) * dsize(c->d_dtype);
     return d;
 }
@@ -207,6 +208,19 @@ static int unpack_d(const gcase *c, const dlayout *dl, const uint8_t *blob, uint
 }
 
 enum { RUN_PASS = 0, RUN_FAIL = 1, RUN_UNSUPPORTED = 2 };
+
+/* TETRA_GEMM_TEST_HASH=1 prints an FNV-1a hash of every output (D's elements, padding
+ * excluded): the same test file built against two library trees compares their kernels'
+ * outputs bit for bit (diff the "hash" lines; the inputs are seeded). */
+static void print_hash(const char *what, tetra_gemm_path path, int64_t m, int64_t n, int64_t k, int64_t l,
+                       tetra_dtype d, const void *p, size_t bytes) {
+    const char *env = getenv("TETRA_GEMM_TEST_HASH");
+    uint64_t h = 1469598103934665603ull;
+    if (!env || !atoi(env)) return;
+    for (size_t i = 0; i < bytes; i++) h = (h ^ ((const uint8_t *)p)[i]) * 1099511628211ull;
+    printf("  hash %-9s %s M=%lld N=%lld K=%lld L=%lld d=%s %016llx\n", path_name(path), what, (long long)m,
+           (long long)n, (long long)k, (long long)l, tu_dtype_name(d), (unsigned long long)h);
+}
 
 /* Run one case on `path`, compare to ref (FP64, packed [l, m, n]); ref NULL: compute it
  * with the CPU oracle. */
@@ -295,6 +309,7 @@ static int run_case(tetra_context *ctx, tetra_gemm_path path, const gcase *c, ui
     CHECK(tu_dev_check_guards(&dd, "d"));
     tu_dev_free(&dd);
 
+    print_hash("case", path, c->m, c->n, c->k, c->l, c->d_dtype, out, (size_t)count * dsize(c->d_dtype));
     s = tetra_err_compare(ref, out, (int)c->d_dtype, count, 0);
     fl = tetra_err_dtype_floor(ref, c->d_dtype, count);
     {
@@ -304,7 +319,7 @@ static int run_case(tetra_context *ctx, tetra_gemm_path path, const gcase *c, ui
                path_name(path), (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->l,
                tu_dtype_name(c->a_dtype), c->layout ? "swz" : "lin", tu_dtype_name(c->d_dtype),
                c->bias ? " bias=" : "", c->bias ? tu_dtype_name(c->bias_dtype) : "", (double)c->alpha,
-               c->dev_gscale ? " gdev" : "", c->padded ? " padded" : "", s.normwise, fl.normwise,
+               c->dev_gscale ? " gdev" : "", c->padded == 2 ? " padded16" : c->padded ? " padded" : "", s.normwise, fl.normwise,
                s.max_rel, fl.max_rel, s.rel_p99, pass ? "PASS" : "FAIL");
         CHECK_MSG(tetra_err_pass(&s, &fl, 2.0, slack), "error gate");
         if (!pass) rc = RUN_FAIL;
@@ -352,6 +367,7 @@ static void pinned_case(tetra_context *ctx, tetra_gemm_path path, int64_t M, int
     float *href = (float *)malloc((size_t)(M * N) * 4);
     double *ref = (double *)malloc((size_t)(M * N) * 8);
     void *hout = malloc((size_t)(M * N) * 4);
+    uint16_t *hout16 = (uint16_t *)malloc((size_t)(M * N) * 2);
     tetra_status st;
     const tetra_dtype outs[2] = {TETRA_DTYPE_BF16, TETRA_DTYPE_FP32};
 
@@ -402,6 +418,17 @@ static void pinned_case(tetra_context *ctx, tetra_gemm_path path, int64_t M, int
         }
         CHECK(tu_dev_check_guards(&dout, "large d"));
         tu_dev_free(&dout);
+        print_hash(splits ? "pinned" : "large", path, M, N, K, 1, outs[t], hout, bytes);
+        if (outs[t] == TETRA_DTYPE_BF16) memcpy(hout16, hout, bytes);
+        if (path == TETRA_PATH_WGMMA_T && outs[t] == TETRA_DTYPE_FP32) {
+            /* both outputs are the same FP32 value (scale, bias), rounded or not: the BF16
+             * one must be the FP32 one rounded, bit for bit, although the two went through
+             * different staging code (stmatrix of 16-bit pairs, scalar FP32 stores; under
+             * split-K the same reduce kernel) */
+            int64_t bad = 0;
+            for (int64_t i = 0; i < M * N; i++) bad += tetra_f32_to_bf16(((const float *)hout)[i]) != hout16[i];
+            CHECK_MSG(bad == 0, "BF16 D is not the FP32 D rounded in %lld elements", (long long)bad);
+        }
         s = tetra_err_compare(ref, hout, (int)outs[t], M * N, 0);
         fl = tetra_err_dtype_floor(ref, outs[t], M * N);
         /* the reference's own FP32 rounding doubles the FP32 floor: the factor 2 covers it */
@@ -414,7 +441,7 @@ static void pinned_case(tetra_context *ctx, tetra_gemm_path path, int64_t M, int
     }
 done:
     tu_dev_free(&dref);
-    free(href); free(ref); free(hout);
+    free(href); free(ref); free(hout); free(hout16);
     free_operand(&A);
     free_operand(&B);
 }
@@ -536,6 +563,29 @@ static int build_cases(gcase *cs) {
         c.dev_gscale = i % 4 >= 2;
         c.padded = i % 5 == 3;
         cs[n++] = c;
+    }
+    {
+        /* D rows 16-byte aligned but padded, N not a multiple of 8 (4 for FP32): the
+         * transposed kernel's vector row stores with a partial last chunk, and D's padding
+         * next to them (M, N, K, L, A, D, bias dtype) */
+        static const int64_t al[][7] = {{300, 201, 1024, 3, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16},
+                                        {513, 100, 2048, 1, TETRA_DTYPE_FP16, TETRA_DTYPE_FP16, TETRA_DTYPE_FP32},
+                                        {257, 203, 512, 2, TETRA_DTYPE_NVFP4, TETRA_DTYPE_FP32, TETRA_DTYPE_FP16}};
+        for (int i = 0; i < 3; i++) {
+            gcase c = {0};
+            c.m = al[i][0];
+            c.n = al[i][1];
+            c.k = al[i][2];
+            c.l = al[i][3];
+            c.a_dtype = (tetra_dtype)al[i][4];
+            c.d_dtype = (tetra_dtype)al[i][5];
+            c.layout = (tetra_scale_layout)(i % 2);
+            c.bias = 1;
+            c.bias_dtype = (tetra_dtype)al[i][6];
+            c.alpha = i == 1 ? 0.375f : 1.0f;
+            c.padded = 2;
+            cs[n++] = c;
+        }
     }
     return n;
 }
