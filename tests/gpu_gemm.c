@@ -655,13 +655,17 @@ int main(void) {
      * rows) unsplit and split (odd and maximal), W4A4 through staging with a split, tails in
      * M, N (392: not a multiple of 128) and K (2080: a multiple of 32, not of 64) with FP16,
      * and K-tile counts that wrap both rings (A: 5 stages, raw: 8) mid-way and a single
-     * K-tile (the K loop runs two K-tiles per iteration: odd and even counts) */
+     * K-tile (the K loop runs two K-tiles per iteration: odd and even counts). 2-CTA
+     * clusters along N: odd weight-tile counts (520, 264, 300: the last pair's second CTA
+     * lies past N), token halves partly or wholly past M (130, 40; 129: one row in the
+     * second CTA's half), one weight tile (8: the pair's second CTA has no row) */
     {
         static const int64_t t_pins[][5] = {
             /* M, N, K, tile_m, splits */
             {200, 520, 2048, 256, 1}, {200, 520, 2048, 0, 3},   {200, 520, 2048, 256, 16},
             {600, 392, 2080, 256, 1}, {600, 392, 2080, 256, 3}, {300, 264, 64, 256, 1},
-            {300, 264, 864, 256, 1},  {130, 300, 1472, 256, 1}, {40, 300, 1472, 256, 5}};
+            {300, 264, 864, 256, 1},  {130, 300, 1472, 256, 1}, {40, 300, 1472, 256, 5},
+            {129, 136, 1472, 256, 3}, {256, 8, 640, 256, 1}};
         for (size_t i = 0; i < sizeof t_pins / sizeof t_pins[0]; i++)
             pinned_case(ctx, TETRA_PATH_WGMMA_T, t_pins[i][0], t_pins[i][1], t_pins[i][2],
                         i == 3 ? TETRA_DTYPE_FP16 : TETRA_DTYPE_BF16, (int)t_pins[i][3], (int)t_pins[i][4]);

@@ -25,7 +25,9 @@
  * A second family, gemm_wgmma_t_kernel (TETRA_PATH_WGMMA_T, "v7"), computes D^T = B A^T:
  * each consumer thread dequantizes its own wgmma A fragments (the weights) into registers
  * while the previous K-tile's wgmmas run, and the activations are the B operand straight
- * from the TMA tile; 128 weight rows x 256 tokens per CTA. Same takes and producer code.
+ * from the TMA tile; 128 weight rows x 256 tokens per CTA, launched in 2-CTA clusters along
+ * N whose two CTAs share each activation tile (TMA multicast, one half loaded by each).
+ * Same takes and producer code.
  * Takes (else TETRA_ERR_UNSUPPORTED, the mma.sync kernel takes the problem): an sm_90
  * device and a binary with sm_90a code; A BF16/FP16 (W4A4 arrives here as A staged in
  * BF16 by gemm_api.c), 16-byte
@@ -194,6 +196,40 @@ __device__ __forceinline__ void bulk_load(uint32_t dst, const void *src, unsigne
                  "l"(src), "r"(bytes), "r"(bar)
                  : "memory");
 }
+
+/* ---- 2-CTA clusters (the transposed kernel): both CTAs of a pair share one activation
+ * tile, each loading half of it into both (TMA multicast). */
+__device__ __forceinline__ uint32_t cluster_ctarank() {
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+/* The shared::cluster address of the same shared-memory offset in CTA `rank`. */
+__device__ __forceinline__ uint32_t mapa_shared(uint32_t addr, uint32_t rank) {
+    uint32_t r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(addr), "r"(rank));
+    return r;
+}
+/* Arrive on a barrier of another CTA of the cluster (addr from mapa_shared). The default
+ * semantics (release at CTA scope), as for the local arrivals: what the arrival permits
+ * is the peer's TMA overwriting a stage this thread's wgmmas read, and wgmma.wait_group
+ * has already seen those reads complete. .release.cluster would add MEMBAR.ALL.GPU before
+ * every arrival (SASS, nvcc 13.0), i.e. once per K-tile in every consumer warp. */
+__device__ __forceinline__ void mbar_arrive_remote(uint32_t cluster_addr) {
+    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(cluster_addr) : "memory");
+}
+/* tma_load_3d into the same offset `dst` of every CTA in cta_mask, each copy completing
+ * on the barrier at offset `bar` of its own CTA. */
+__device__ __forceinline__ void tma_load_3d_multicast(uint32_t dst, const CUtensorMap *map, int c0, int c1, int c2,
+                                                      uint32_t bar, uint16_t cta_mask) {
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+                 "[%0], [%1, {%2, %3, %4}], [%5], %6;\n" ::"r"(dst),
+                 "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "h"(cta_mask)
+                 : "memory");
+}
+/* Cluster-wide barrier (all non-exited threads of both CTAs), split in its two halves. */
+__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release;\n" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory"); }
 
 __device__ __forceinline__ void cp_async4(uint32_t dst, const void *src, int src_bytes) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
@@ -439,17 +475,35 @@ __device__ __noinline__ void store_pair(const epi_dst &e, int row, int col, floa
  * sizes and shared-memory offsets). Warp 0 TMA-loads the 16-bit activation tiles
  * (BM rows from m0, 64 K) into the A ring; warp 1 the raw packed bytes of C::BN weight
  * rows from n0 and their block scales (cp.async.bulk of whole 128x4 blocks for aligned
- * swizzled scales, else 4-byte cp.asyncs into [row][4]) into the raw ring. */
-template <class C>
+ * swizzled scales, else 4-byte cp.asyncs into [row][4]) into the raw ring.
+ * MULTICAST_A (2-CTA clusters, the transposed kernel): the two CTAs of a pair share m0, so
+ * CTA `cta_rank` loads rows [half * cta_rank, half * (cta_rank + 1)) of the tile (tm_a's
+ * box is half the tile) into that half of the stage in BOTH CTAs; each CTA's afull stage
+ * expects the whole tile (its own half and the peer's), and its aempty stage counts the
+ * consumer warps of both CTAs, since either CTA's next load overwrites both copies. The
+ * halves are 1024-byte multiples, so the 128B swizzle pattern is that of the whole tile. */
+template <class C, bool MULTICAST_A = false>
 __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CUtensorMap *tm_b, const sm90_params &p,
                                                uint32_t sb, uint32_t afull, uint32_t aempty, uint32_t rfull,
                                                uint32_t rempty, int m0, int n0, int l, int kt0, int nk, int lane,
-                                               int diag) {
+                                               int diag, uint32_t cta_rank = 0) {
     const int pw = (threadIdx.x % 128) / 32;
     if (pw == 0) {
         if (lane == 0) {
             ring_pos<C::SA> ra = {0, 0};
             for (int i = 0; i < nk; i++, ra.next()) {
+                if (MULTICAST_A) {
+                    const uint32_t half = C::A_TILE_BYTES / 2, half_rows = half / (W_BK * 2);
+                    /* both CTAs' wgmmas done; a CTA-scope acquire (mbar_wait) suffices: only
+                     * the TMA below follows, no read of the peer's data (.acquire.cluster
+                     * adds an L1 invalidation, CCTL.IVALL, per wait) */
+                    mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1);
+                    mbar_arrive_expect_tx(afull + 8 * ra.slot, C::A_TILE_BYTES);
+                    tma_load_3d_multicast(sb + C::OFF_A + ra.slot * C::A_TILE_BYTES + cta_rank * half, tm_a,
+                                          (kt0 + i) * W_BK, m0 + (int)(cta_rank * half_rows), l,
+                                          afull + 8 * ra.slot, (uint16_t)0x3);
+                    continue;
+                }
                 mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1); /* its last K-tile's wgmma completed */
                 mbar_arrive_expect_tx(afull + 8 * ra.slot, C::A_TILE_BYTES);
                 tma_load_3d(sb + C::OFF_A + ra.slot * C::A_TILE_BYTES, tm_a, (kt0 + i) * W_BK, m0, l,
@@ -928,7 +982,10 @@ template <int BT> struct cfg_t {
     };
 };
 static_assert(cfg_t<256>::SMEM_BYTES <= 227 * 1024, "shared memory");
-enum { T_BT = 256 }; /* tokens per CTA: the one configuration so far */
+enum {
+    T_BT = 256,   /* tokens per CTA: the one configuration so far */
+    T_CLUSTER = 2 /* CTAs per cluster along N; produce_stages<C, true> splits the A tile in 2 */
+};
 
 /* Warpgroup 2 produces (produce_stages: activation tiles into the A ring, raw weights and
  * scales into the raw ring); warpgroups 0 and 1 consume. Per K-tile i a consumer issues
@@ -937,7 +994,13 @@ enum { T_BT = 256 }; /* tokens per CTA: the one configuration so far */
  * that A stage, and dequantizes K-tile i + 1 into the other set, which overlaps the
  * wgmmas of K-tile i. The K loop is unrolled by two so the two fragment sets are
  * distinct registers. Registers: 128 accumulators + 2 x 16 fragments + the dequant's
- * temporaries within setmaxnreg 224 (launch bound 168 x 384, as above). */
+ * temporaries within setmaxnreg 224 (launch bound 168 x 384, as above).
+ * Launched in clusters of 2 CTAs along N (CTAs 2j and 2j + 1: same tokens, weight rows
+ * 128 apart; "v7 clusters" in the notes): the activation tile of a K-tile is loaded once
+ * per pair (produce_stages<C, true>: each CTA's producer loads one half into both CTAs),
+ * and a stage is refilled only after the consumer warps of BOTH CTAs released it (each
+ * warp arrives on its own CTA's aempty and, through mapa, on the peer's). A CTA past N
+ * (grid x is rounded up to even) computes on zero-filled weights and stores nothing. */
 template <bool IS_BF16>
 __global__ void __launch_bounds__(W_THREADS, 1)
 gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
@@ -953,6 +1016,7 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     const int kt0 = (int)((int64_t)split * p.ktiles / p.splits);
     const int nk = __shfl_sync(0xFFFFFFFFu, (int)((int64_t)(split + 1) * p.ktiles / p.splits) - kt0, 0);
     const int wg = __shfl_sync(0xFFFFFFFFu, (int)(threadIdx.x / 128), 0), lane = threadIdx.x % 32;
+    const uint32_t cta_rank = cluster_ctarank(); /* 0 or 1 in the pair */
 #ifdef TETRA_GEMM_DIAG
     const int diag = p.diag; /* 1: no dequantization (stale fragments), 3: no scale loads, 4: both */
 #else
@@ -961,8 +1025,8 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < C::SA; s++) {
-            mbar_init(afull + 8 * s, 1);  /* the A producer's expect_tx */
-            mbar_init(aempty + 8 * s, 8); /* one per consumer warp */
+            mbar_init(afull + 8 * s, 1);      /* this CTA's A producer's expect_tx (both halves) */
+            mbar_init(aempty + 8 * s, 2 * 8); /* one per consumer warp of both CTAs */
         }
         for (int s = 0; s < C::SR; s++) {
             mbar_init(rfull + 8 * s, 1 + 32);       /* raw producer's expect_tx + one per lane */
@@ -970,11 +1034,19 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
-    __syncthreads();
+    /* the peer multicasts into this CTA's stages and arrives on its aempty barriers: both
+     * CTAs' barriers must be initialized first (also the CTA-wide barrier __syncthreads was) */
+    cluster_arrive();
+    cluster_wait();
 
     if (wg == 2) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n");
-        produce_stages<C>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0, n0, l, kt0, nk, lane, diag);
+        produce_stages<C, true>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0, n0, l, kt0, nk, lane, diag,
+                                cta_rank);
+        /* the exit barrier (see the consumers'): barrier.cluster would also let exited
+         * threads through, but taking part costs these idle warps nothing */
+        cluster_arrive();
+        cluster_wait();
         return;
     }
 
@@ -990,6 +1062,7 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     const uint32_t sc_off1 = p.scale_bulk ? 16 * ((r + 8) & 31) + 4 * ((r + 8) >> 5) : 4 * (r + 8);
     const uint32_t sel = tq | ((tq + 4) << 4);
     const uint32_t db0 = desc_lo(sb + C::OFF_A); /* both consumers read all BT tokens */
+    const uint32_t aempty_peer = mapa_shared(aempty, cta_rank ^ 1u);
     ring_pos<C::SA> ra = {0, 0};
     ring_pos<C::SR> rr = {0, 0};
     uint32_t a_prev = 0;
@@ -1018,7 +1091,10 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
         acc_fence<C::NACC>(acc);
         wgmma_wait<1>(); /* K-tile i - 1's group has completed: its A stage and nxt are free */
         acc_fence<C::NACC>(acc);
-        if (i > 0 && lane == 0) mbar_arrive(aempty + 8 * a_prev);
+        if (i > 0 && lane == 0) { /* both CTAs' producers write this stage */
+            mbar_arrive(aempty + 8 * a_prev);
+            mbar_arrive_remote(aempty_peer + 8 * a_prev);
+        }
         a_prev = ra.slot;
         ra.next();
         if (i + 1 < nk) load_frag(nxt);
@@ -1028,6 +1104,10 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
         step(i, f0, f1);
         if (i + 1 < nk) step(i + 1, f1, f0);
     }
+    /* this CTA's last remote arrival is done; the wait below keeps its shared memory alive
+     * until the peer's are (the peer's multicasts into it have all landed: every afull
+     * stage was waited on) */
+    cluster_arrive();
     wgmma_wait<0>();
     acc_fence<C::NACC>(acc);
 
@@ -1091,6 +1171,7 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
         if (es == 4) store_staged<4>(stage, d, ldd, p.m - m0, p.n - nh, (uint32_t)wg, tw, vec);
         else store_staged<2>(stage, d, ldd, p.m - m0, p.n - nh, (uint32_t)wg, tw, vec);
     }
+    cluster_wait(); /* see cluster_arrive after the K loop */
 #else
     (void)tm_a;
     (void)tm_b;
@@ -1306,16 +1387,46 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
 }
 
 /* The transposed product: 256 tokens x 128 weight rows per CTA, no split unless pinned
- * (split-K is for small M, where this kernel is not meant to run yet). */
+ * (split-K is for small M, where this kernel is not meant to run yet), in clusters of 2
+ * CTAs along N that share each activation tile (grid x rounded up to even: the kernel's
+ * CTA past N stores nothing). */
 template <bool IS_BF16>
 static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &prm,
                              const tetra_gemm_problem *p, cudaStream_t stream) {
     typedef cfg_t<T_BT> C;
-    dim3 grid((unsigned)((p->n + C::BN - 1) / C::BN), (unsigned)((p->m + T_BT - 1) / T_BT),
-              (unsigned)(p->batch * prm.splits));
+    const unsigned nblocks = (unsigned)((p->n + C::BN - 1) / C::BN);
+    cudaLaunchConfig_t lc = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = T_CLUSTER;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    lc.gridDim = dim3((nblocks + T_CLUSTER - 1) / T_CLUSTER * T_CLUSTER, (unsigned)((p->m + T_BT - 1) / T_BT),
+                      (unsigned)(p->batch * prm.splits));
+    lc.blockDim = dim3(W_THREADS);
+    lc.dynamicSmemBytes = C::SMEM_BYTES;
+    lc.stream = stream;
+    lc.attrs = attr;
+    lc.numAttrs = 1;
     TETRA_CUDA_TRY(cudaFuncSetAttribute(gemm_wgmma_t_kernel<IS_BF16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)C::SMEM_BYTES));
-    gemm_wgmma_t_kernel<IS_BF16><<<grid, W_THREADS, C::SMEM_BYTES, stream>>>(tm_a, tm_b, prm);
+    {
+        /* whether a pair of these CTAs fits at all (e.g. not in an SM partition without
+         * two SMs of one GPC): asked once per device */
+        static int known[64], fits[64];
+        const int dev = p->ctx->device;
+        if (dev < 0 || dev >= 64) return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: device %d", dev);
+        if (!known[dev]) {
+            int nclusters = 0;
+            TETRA_CUDA_TRY(cudaOccupancyMaxActiveClusters(&nclusters, gemm_wgmma_t_kernel<IS_BF16>, &lc));
+            fits[dev] = nclusters > 0;
+            known[dev] = 1;
+        }
+        if (!fits[dev])
+            return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: a cluster of %d CTAs cannot be scheduled here",
+                              (int)T_CLUSTER);
+    }
+    TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, gemm_wgmma_t_kernel<IS_BF16>, tm_a, tm_b, prm));
     TETRA_LAUNCH_CHECK();
     return prm.splits > 1 ? launch_splitk_reduce(prm, stream) : TETRA_OK;
 }
@@ -1327,7 +1438,9 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
     if (p->tile_m != 0 && p->tile_m != T_BT)
         return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: opts.tile_m = %d; this kernel has %d tokens per CTA",
                           p->tile_m, (int)T_BT);
-    st = prepare_sm90(p, "wgmma-T GEMM", T_BT, cfg_t<T_BT>::BN, p->splits ? p->splits : 1, &tm_a, &tm_b, &prm);
+    /* A's box is half the tile: each CTA of a pair loads one half for both */
+    st = prepare_sm90(p, "wgmma-T GEMM", T_BT / T_CLUSTER, cfg_t<T_BT>::BN, p->splits ? p->splits : 1, &tm_a, &tm_b,
+                      &prm);
     if (st != TETRA_OK) return st;
     return p->a.dtype == TETRA_DTYPE_BF16 ? launch_t<true>(tm_a, tm_b, prm, p, TETRA_STREAM(p))
                                           : launch_t<false>(tm_a, tm_b, prm, p, TETRA_STREAM(p));
