@@ -25,7 +25,8 @@
  * A second family, gemm_wgmma_t_kernel (TETRA_PATH_WGMMA_T, "v7"), computes D^T = B A^T:
  * each consumer thread dequantizes its own wgmma A fragments (the weights) into registers
  * while the previous K-tile's wgmmas run, and the activations are the B operand straight
- * from the TMA tile; 128 weight rows x 256 tokens per CTA, launched in 2-CTA clusters along
+ * from the TMA tile; 128 weight rows x BT = 64, 128 or 256 tokens per CTA (by M), split-K
+ * under one wave of CTAs, launched in 2-CTA clusters along
  * N whose two CTAs share each activation tile (TMA multicast, one half loaded by each).
  * Same takes and producer code.
  * Takes (else TETRA_ERR_UNSUPPORTED, the mma.sync kernel takes the problem): an sm_90
@@ -559,23 +560,40 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
 
 /* ---- v7: the transposed product (gemm_wgmma_t_kernel below) */
 
-/* m64n256k16 with A from registers (the "RS" form): a[0..3] are this thread's A fragment
- * (rows g and g + 8 of its warp's 16, k pairs 2t and 2t + 8; see dequant_frag). */
-#define TETRA_WGMMA_RS_M64N256K16(TYPE)                                                            \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"                                   \
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE " "                    \
-                 "{" TETRA_WGMMA_N256_ACC_REGS "}, {%128,%129,%130,%131}, %132, p, 1, 1, 0;\n}\n"  \
-                 : TETRA_WGMMA_N256_ACC_OPERANDS                                                  \
+/* m64n{BT}k16 with A from registers (the "RS" form): a[0..3] are this thread's A fragment
+ * (rows g and g + 8 of its warp's 16, k pairs 2t and 2t + 8; see dequant_frag); BT / 2
+ * accumulators. */
+#define TETRA_WGMMA_N64_ACC_REGS "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
+#define TETRA_WGMMA_N64_ACC_OPERANDS "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+#define TETRA_WGMMA_RS(NT, TYPE, REGS, OPS, IA, ID, IP)                                               \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" IP ", 0;\n"                                       \
+                 "wgmma.mma_async.sync.aligned.m64n" NT "k16.f32." TYPE "." TYPE " "                     \
+                 "{" REGS "}, {%" IA "}, %" ID ", p, 1, 1, 0;\n}\n"                                      \
+                 : OPS                                                                              \
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1))
-template <bool IS_BF16>
-__device__ __forceinline__ void wgmma_rs_m64n256k16(float d[128], const uint32_t *a, uint64_t desc_b);
-template <>
-__device__ __forceinline__ void wgmma_rs_m64n256k16<true>(float d[128], const uint32_t *a, uint64_t desc_b) {
-    TETRA_WGMMA_RS_M64N256K16("bf16");
-}
-template <>
-__device__ __forceinline__ void wgmma_rs_m64n256k16<false>(float d[128], const uint32_t *a, uint64_t desc_b) {
-    TETRA_WGMMA_RS_M64N256K16("f16");
+#define TETRA_WGMMA_RS_N256(TYPE)                                                                   \
+    TETRA_WGMMA_RS("256", TYPE, TETRA_WGMMA_N256_ACC_REGS, TETRA_WGMMA_N256_ACC_OPERANDS,             \
+                   "128,%129,%130,%131", "132", "133")
+#define TETRA_WGMMA_RS_N128(TYPE)                                                                   \
+    TETRA_WGMMA_RS("128", TYPE, TETRA_WGMMA_N128_ACC_REGS, TETRA_WGMMA_N128_ACC_OPERANDS, "64,%65,%66,%67", \
+                   "68", "69")
+#define TETRA_WGMMA_RS_N64(TYPE)                                                                    \
+    TETRA_WGMMA_RS("64", TYPE, TETRA_WGMMA_N64_ACC_REGS, TETRA_WGMMA_N64_ACC_OPERANDS, "32,%33,%34,%35", \
+                   "36", "37")
+template <bool IS_BF16, int BT>
+__device__ __forceinline__ void wgmma_rs_k16(float *d, const uint32_t *a, uint64_t desc_b) {
+    /* if constexpr: the other widths' asm would name accumulators past d's end */
+    if constexpr (BT == 256) {
+        if constexpr (IS_BF16) TETRA_WGMMA_RS_N256("bf16");
+        else TETRA_WGMMA_RS_N256("f16");
+    } else if constexpr (BT == 128) {
+        if constexpr (IS_BF16) TETRA_WGMMA_RS_N128("bf16");
+        else TETRA_WGMMA_RS_N128("f16");
+    } else {
+        static_assert(BT == 64, "tokens per CTA: 64, 128 or 256");
+        if constexpr (IS_BF16) TETRA_WGMMA_RS_N64("bf16");
+        else TETRA_WGMMA_RS_N64("f16");
+    }
 }
 
 __device__ __forceinline__ uint32_t lds32(uint32_t a) {
@@ -688,11 +706,11 @@ template <bool OUT_BF16> __device__ __forceinline__ uint32_t pack_out2(float lo,
  * = this lane's (row g, columns 2t, 2t + 1) of matrix j). Row i of a transposed matrix is
  * D's row m = 8c + i (or 8c + 8 + i): 8 consecutive n, one 16-byte chunk, whose address
  * lane 8j + i gives. lane_addr: that address for c = 0; tile c adds 8c rows. */
-template <bool OUT_BF16>
-__device__ __forceinline__ void stage_out16(const float (&acc)[128], uint32_t lane_addr, float unit, float scale,
+template <bool OUT_BF16, int NACC>
+__device__ __forceinline__ void stage_out16(const float (&acc)[NACC], uint32_t lane_addr, float unit, float scale,
                                             float b0, float b1) {
 #pragma unroll
-    for (int c = 0; c < 32; c += 2) {
+    for (int c = 0; c < NACC / 4; c += 2) {
         uint32_t x[4];
 #pragma unroll
         for (int j = 0; j < 4; j++) {
@@ -710,10 +728,11 @@ __device__ __forceinline__ void stage_out16(const float (&acc)[128], uint32_t la
 /* FP32 D (or the split-K workspace): scalar stores. Accumulator 4c + 2h + d is D's row m
  * = 8c + 2t + d, n = r + 8h; addr[h] is row 2t's word for n = r + 8h (the swizzle depends
  * on m only through t). */
-__device__ __forceinline__ void stage_out32(const float (&acc)[128], const uint32_t (&addr)[2], float unit,
+template <int NACC>
+__device__ __forceinline__ void stage_out32(const float (&acc)[NACC], const uint32_t (&addr)[2], float unit,
                                             float scale, float b0, float b1) {
 #pragma unroll
-    for (int c = 0; c < 32; c++)
+    for (int c = 0; c < NACC / 4; c++)
 #pragma unroll
         for (int h = 0; h < 2; h++)
 #pragma unroll
@@ -723,13 +742,13 @@ __device__ __forceinline__ void stage_out32(const float (&acc)[128], const uint3
                              : "memory");
 }
 
-/* Copy one consumer warpgroup's half of the staged tile (64 n of each of the 256 rows:
+/* Copy one consumer warpgroup's half of the staged tile (64 n of each of the BT rows:
  * 8 chunks of 16-bit or 16 of FP32 outputs) to D: consecutive threads take a row's
  * consecutive chunks, so a warp stores 2 or 4 whole 128/256-byte row segments per
  * instruction. d: D's element (m0, this half's first n); m_left, n_left: rows and columns
  * of D from there (rows past M are skipped, columns past N not stored); vec: d and the
  * row pitch are 16-byte aligned, else (or for a chunk that crosses N) element stores. */
-template <int ES>
+template <int ES, int BT>
 __device__ __forceinline__ void store_staged(uint32_t stage, uint8_t *d, int64_t ldd, int m_left, int n_left,
                                              uint32_t wg, uint32_t t, bool vec) {
     enum { CPR = 64 * ES / 16, EPC = 16 / ES, RPP = 128 / CPR, ROW = 128 * ES };
@@ -742,7 +761,7 @@ __device__ __forceinline__ void store_staged(uint32_t stage, uint8_t *d, int64_t
     if (col >= n_left) return;
     const bool full = vec && col + EPC <= n_left;
 #pragma unroll 4
-    for (int pass = 0; pass < 256 / RPP; pass++) {
+    for (int pass = 0; pass < BT / RPP; pass++) {
         const int m = pass * RPP + (int)rr;
         if (m >= m_left) break;
         const uint4 v = lds128(a0 + pass * RPP * ROW);
@@ -968,8 +987,12 @@ __global__ void gemm_wgmma_splitk_reduce(const sm90_params p) {
 template <int BT> struct cfg_t {
     enum {
         BN = 128, /* weight rows per CTA */
-        SA = 5,   /* activation stages (32 KiB each at BT = 256) */
-        SR = 8,   /* raw weight stages (4.5 KiB) */
+        /* activation stages (BT x 64 x 2 bytes: 8, 16, 32 KiB) and raw weight stages (4.5
+         * KiB). Small BT is bound by the weight stream, not the tensor pipe: the smaller A
+         * stages leave room for a deeper raw ring, i.e. more weight bytes in flight per SM
+         * (BT 64: up to 108 KiB, against ~50 KB that 4.45 TB/s / 132 SMs x ~1.5 us needs). */
+        SA = BT == 64 ? 8 : BT == 128 ? 6 : 5,
+        SR = BT == 64 ? 24 : BT == 128 ? 20 : 8,
         A_TILE_BYTES = BT * W_BK * 2,
         BRAW_BYTES = BN * W_BK / 2,
         BSC_BYTES = BN * (W_BK / 16),
@@ -981,10 +1004,19 @@ template <int BT> struct cfg_t {
         SMEM_BYTES = OFF_BAR + (2 * SA + 2 * SR) * 8 + 1024 /* + alignment slack */
     };
 };
-static_assert(cfg_t<256>::SMEM_BYTES <= 227 * 1024, "shared memory");
+static_assert(cfg_t<64>::SMEM_BYTES <= 227 * 1024 && cfg_t<128>::SMEM_BYTES <= 227 * 1024 &&
+                  cfg_t<256>::SMEM_BYTES <= 227 * 1024,
+              "shared memory");
+/* the epilogue stages BT rows of 512 bytes (FP32 D / split-K partials) in the A ring */
+static_assert(cfg_t<64>::SA * cfg_t<64>::A_TILE_BYTES >= 64 * 512 &&
+                  cfg_t<128>::SA * cfg_t<128>::A_TILE_BYTES >= 128 * 512 &&
+                  cfg_t<256>::SA * cfg_t<256>::A_TILE_BYTES >= 256 * 512,
+              "epilogue staging");
 enum {
-    T_BT = 256,   /* tokens per CTA: the one configuration so far */
-    T_CLUSTER = 2 /* CTAs per cluster along N; produce_stages<C, true> splits the A tile in 2 */
+    /* CTAs per cluster along N; produce_stages<C, true> splits the A tile in 2. Each half
+     * is BT / 2 rows x 128 bytes = 4, 8 or 16 KiB, a whole number of 1024-byte swizzle
+     * atoms at every BT, so the multicast scheme holds for all three. */
+    T_CLUSTER = 2
 };
 
 /* Warpgroup 2 produces (produce_stages: activation tiles into the A ring, raw weights and
@@ -993,25 +1025,26 @@ enum {
  * K-tile i - 1's group (wait_group 1: its A stage and fragment set are free), releases
  * that A stage, and dequantizes K-tile i + 1 into the other set, which overlaps the
  * wgmmas of K-tile i. The K loop is unrolled by two so the two fragment sets are
- * distinct registers. Registers: 128 accumulators + 2 x 16 fragments + the dequant's
- * temporaries within setmaxnreg 224 (launch bound 168 x 384, as above).
+ * distinct registers. Registers (BT = 256): 128 accumulators + 2 x 16 fragments + the dequant's
+ * temporaries within setmaxnreg 224 (launch bound 168 x 384, as above); BT / 2 accumulators
+ * at BT = 128 and 64.
  * Launched in clusters of 2 CTAs along N (CTAs 2j and 2j + 1: same tokens, weight rows
  * 128 apart; "v7 clusters" in the notes): the activation tile of a K-tile is loaded once
  * per pair (produce_stages<C, true>: each CTA's producer loads one half into both CTAs),
  * and a stage is refilled only after the consumer warps of BOTH CTAs released it (each
  * warp arrives on its own CTA's aempty and, through mapa, on the peer's). A CTA past N
  * (grid x is rounded up to even) computes on zero-filled weights and stores nothing. */
-template <bool IS_BF16>
+template <bool IS_BF16, int BT>
 __global__ void __launch_bounds__(W_THREADS, 1)
 gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
                     const sm90_params p) {
 #if TETRA_SM90_DEVICE
-    typedef cfg_t<T_BT> C;
+    typedef cfg_t<BT> C;
     extern __shared__ uint8_t smem_raw[];
     const uint32_t sb = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const uint32_t afull = sb + C::OFF_BAR, aempty = afull + 8 * C::SA;
     const uint32_t rfull = aempty + 8 * C::SA, rempty = rfull + 8 * C::SR;
-    const int n0 = blockIdx.x * C::BN, m0 = blockIdx.y * T_BT;
+    const int n0 = blockIdx.x * C::BN, m0 = blockIdx.y * BT;
     const int l = (int)(blockIdx.z % (unsigned)p.batch), split = (int)(blockIdx.z / (unsigned)p.batch);
     const int kt0 = (int)((int64_t)split * p.ktiles / p.splits);
     const int nk = __shfl_sync(0xFFFFFFFFu, (int)((int64_t)(split + 1) * p.ktiles / p.splits) - kt0, 0);
@@ -1086,7 +1119,7 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
         acc_fence<C::NACC>(acc);
         wgmma_fence();
 #pragma unroll
-        for (int s = 0; s < W_BK / 16; s++) wgmma_rs_m64n256k16<IS_BF16>(acc, cur + 4 * s, desc_of(db + s * 32 / 16));
+        for (int s = 0; s < W_BK / 16; s++) wgmma_rs_k16<IS_BF16, BT>(acc, cur + 4 * s, desc_of(db + s * 32 / 16));
         wgmma_commit();
         acc_fence<C::NACC>(acc);
         wgmma_wait<1>(); /* K-tile i - 1's group has completed: its A stage and nxt are free */
@@ -1168,8 +1201,8 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
         const bool vec = ((uintptr_t)d % 16 == 0) && (ldd * es) % 16 == 0;
         d += ((int64_t)m0 * ldd + nh) * es;
         const uint32_t tw = threadIdx.x % 128;
-        if (es == 4) store_staged<4>(stage, d, ldd, p.m - m0, p.n - nh, (uint32_t)wg, tw, vec);
-        else store_staged<2>(stage, d, ldd, p.m - m0, p.n - nh, (uint32_t)wg, tw, vec);
+        if (es == 4) store_staged<4, BT>(stage, d, ldd, p.m - m0, p.n - nh, (uint32_t)wg, tw, vec);
+        else store_staged<2, BT>(stage, d, ldd, p.m - m0, p.n - nh, (uint32_t)wg, tw, vec);
     }
     cluster_wait(); /* see cluster_arrive after the K loop */
 #else
@@ -1386,14 +1419,55 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
     }
 }
 
-/* The transposed product: 256 tokens x 128 weight rows per CTA, no split unless pinned
- * (split-K is for small M, where this kernel is not meant to run yet), in clusters of 2
- * CTAs along N that share each activation tile (grid x rounded up to even: the kernel's
- * CTA past N stores nothing). */
-template <bool IS_BF16>
+/* The transposed product's configuration (its dispatcher):
+ *   BT (tokens per CTA) = 64 for M <= 64, 128 for M <= 128, else 256 (less padding in the
+ *   token tile; at M <= 128 the product is bound by streaming the weights, not by the
+ *   tensor pipe), unless tile_m pins it; batch-invariant products keep BT = 256 and no split.
+ *   Split-K when the CTAs (ceil(N / 128), rounded up to cluster pairs, x ceil(M / BT) x L)
+ *   fill less than one wave: the split count s minimizes a per-SM cost in K-tile units,
+ *     waves(s) x (ceil(K-tiles / s) + T_FIXED) + (s > 1 ? T_REDUCE : 0),
+ *   waves(s) = ceil(CTAs x s / SMs), over s <= 16, s <= K-tiles / 4 and CTAs x s <= 2 x SMs
+ *   (one to two waves), ties to the smaller s. T_FIXED stands for a CTA's pipeline fill and
+ *   epilogue, T_REDUCE for the reduce kernel. A split that only adds a partly filled wave
+ *   (112 CTAs: s = 2 is 2 waves of 32 K-tiles = 1 wave of 64) is not taken. The choice
+ *   depends on the shape and the SM count only, so repeats are bit-identical. */
+enum { T_FIXED = 2, T_REDUCE = 4 };
+struct wgmma_t_config { int bt, splits; };
+static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
+    wgmma_t_config c;
+    const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
+    c.bt = p->tile_m ? p->tile_m : p->batch_invariant ? 256 : p->m <= 64 ? 64 : p->m <= 128 ? 128 : 256;
+    c.splits = 1;
+    if (p->splits) {
+        c.splits = p->splits;
+        return c;
+    }
+    if (p->batch_invariant || c.bt <= 0 || sms <= 0) return c;
+    {
+        const int64_t pairs = (p->n + 2 * 128 - 1) / (2 * 128);
+        const int64_t ctas = pairs * T_CLUSTER * ((p->m + c.bt - 1) / c.bt) * p->batch;
+        int64_t best_cost, smax = SPLIT_MAX;
+        if (ctas >= sms) return c;
+        if (smax > ktiles / 4) smax = ktiles / 4;
+        best_cost = ktiles + T_FIXED;
+        for (int64_t sp = 2; sp <= smax && ctas * sp <= 2 * (int64_t)sms; sp++) {
+            const int64_t waves = (ctas * sp + sms - 1) / sms;
+            const int64_t cost = waves * ((ktiles + sp - 1) / sp + T_FIXED) + T_REDUCE;
+            if (cost < best_cost) {
+                best_cost = cost;
+                c.splits = (int)sp;
+            }
+        }
+    }
+    return c;
+}
+
+/* 128 weight rows x BT tokens per CTA, in clusters of 2 CTAs along N that share each
+ * activation tile (grid x rounded up to even: the kernel's CTA past N stores nothing). */
+template <bool IS_BF16, int BT>
 static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &prm,
                              const tetra_gemm_problem *p, cudaStream_t stream) {
-    typedef cfg_t<T_BT> C;
+    typedef cfg_t<BT> C;
     const unsigned nblocks = (unsigned)((p->n + C::BN - 1) / C::BN);
     cudaLaunchConfig_t lc = {};
     cudaLaunchAttribute attr[1];
@@ -1401,24 +1475,24 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
     attr[0].val.clusterDim.x = T_CLUSTER;
     attr[0].val.clusterDim.y = 1;
     attr[0].val.clusterDim.z = 1;
-    lc.gridDim = dim3((nblocks + T_CLUSTER - 1) / T_CLUSTER * T_CLUSTER, (unsigned)((p->m + T_BT - 1) / T_BT),
+    lc.gridDim = dim3((nblocks + T_CLUSTER - 1) / T_CLUSTER * T_CLUSTER, (unsigned)((p->m + BT - 1) / BT),
                       (unsigned)(p->batch * prm.splits));
     lc.blockDim = dim3(W_THREADS);
     lc.dynamicSmemBytes = C::SMEM_BYTES;
     lc.stream = stream;
     lc.attrs = attr;
     lc.numAttrs = 1;
-    TETRA_CUDA_TRY(cudaFuncSetAttribute(gemm_wgmma_t_kernel<IS_BF16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    TETRA_CUDA_TRY(cudaFuncSetAttribute(gemm_wgmma_t_kernel<IS_BF16, BT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)C::SMEM_BYTES));
     {
         /* whether a pair of these CTAs fits at all (e.g. not in an SM partition without
-         * two SMs of one GPC): asked once per device */
+         * two SMs of one GPC): asked once per device and configuration */
         static int known[64], fits[64];
         const int dev = p->ctx->device;
         if (dev < 0 || dev >= 64) return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: device %d", dev);
         if (!known[dev]) {
             int nclusters = 0;
-            TETRA_CUDA_TRY(cudaOccupancyMaxActiveClusters(&nclusters, gemm_wgmma_t_kernel<IS_BF16>, &lc));
+            TETRA_CUDA_TRY(cudaOccupancyMaxActiveClusters(&nclusters, gemm_wgmma_t_kernel<IS_BF16, BT>, &lc));
             fits[dev] = nclusters > 0;
             known[dev] = 1;
         }
@@ -1426,7 +1500,7 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
             return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: a cluster of %d CTAs cannot be scheduled here",
                               (int)T_CLUSTER);
     }
-    TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, gemm_wgmma_t_kernel<IS_BF16>, tm_a, tm_b, prm));
+    TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, gemm_wgmma_t_kernel<IS_BF16, BT>, tm_a, tm_b, prm));
     TETRA_LAUNCH_CHECK();
     return prm.splits > 1 ? launch_splitk_reduce(prm, stream) : TETRA_OK;
 }
@@ -1435,13 +1509,21 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
     sm90_params prm;
     CUtensorMap tm_a, tm_b;
     tetra_status st;
-    if (p->tile_m != 0 && p->tile_m != T_BT)
-        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: opts.tile_m = %d; this kernel has %d tokens per CTA",
-                          p->tile_m, (int)T_BT);
+    const wgmma_t_config cf = choose_config_t(p, p->ctx->sms);
+    if (cf.bt != 64 && cf.bt != 128 && cf.bt != 256)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "wgmma-T GEMM: opts.tile_m = %d; this kernel has 64, 128 or 256 tokens per CTA", cf.bt);
     /* A's box is half the tile: each CTA of a pair loads one half for both */
-    st = prepare_sm90(p, "wgmma-T GEMM", T_BT / T_CLUSTER, cfg_t<T_BT>::BN, p->splits ? p->splits : 1, &tm_a, &tm_b,
-                      &prm);
+    st = prepare_sm90(p, "wgmma-T GEMM", cf.bt / T_CLUSTER, cfg_t<256>::BN, cf.splits, &tm_a, &tm_b, &prm);
     if (st != TETRA_OK) return st;
-    return p->a.dtype == TETRA_DTYPE_BF16 ? launch_t<true>(tm_a, tm_b, prm, p, TETRA_STREAM(p))
-                                          : launch_t<false>(tm_a, tm_b, prm, p, TETRA_STREAM(p));
+    {
+        cudaStream_t stream = TETRA_STREAM(p);
+        if (p->a.dtype == TETRA_DTYPE_BF16)
+            return cf.bt == 64    ? launch_t<true, 64>(tm_a, tm_b, prm, p, stream)
+                   : cf.bt == 128 ? launch_t<true, 128>(tm_a, tm_b, prm, p, stream)
+                                  : launch_t<true, 256>(tm_a, tm_b, prm, p, stream);
+        return cf.bt == 64    ? launch_t<false, 64>(tm_a, tm_b, prm, p, stream)
+               : cf.bt == 128 ? launch_t<false, 128>(tm_a, tm_b, prm, p, stream)
+                              : launch_t<false, 256>(tm_a, tm_b, prm, p, stream);
+    }
 }
