@@ -1,7 +1,8 @@
 /* gemm_api.c - tetra_gemm: validate, resolve descriptors, dispatch to a kernel family.
  *
- * Dispatch (TETRA_PATH_AUTO): M <= 16 -> GEMV kernels; otherwise the Hopper wgmma GEMM
- * on sm_90 (W4A4 through a BF16 staging pass of A), the portable mma.sync GEMM elsewhere.
+ * Dispatch (TETRA_PATH_AUTO): M <= 16 -> GEMV kernels; otherwise on sm_90 the transposed
+ * Hopper wgmma GEMM (batch-invariant: the v6 wgmma GEMM; W4A4 through a BF16 staging pass
+ * of A), the portable mma.sync GEMM elsewhere.
  * Batch-invariant products skip the GEMV (its use depends on M) and the launchers then
  * choose a configuration without split-K. Where the context has a dispatch table (tetra
  * tune; docs/tuning.md), its nearest entry's path and configuration are tried first, and
@@ -185,11 +186,14 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
         if (st != TETRA_ERR_UNSUPPORTED) return st;
     }
     if (ctx->sm_major == 9) {
-        /* M >= 256: the transposed kernel (weights as wgmma's register operand) measured
-         * 1.17-1.20x the v6 kernel at every M >= 256 shape (docs/notes/gemm-sm90.md, v7);
-         * below that its 256-token tile is mostly padding. Batch-invariant products keep
-         * the v6 kernel's one configuration for every M. */
-        if (p.m >= 256 && !p.batch_invariant) {
+        /* The token-tile rule (M >= 17 here): the transposed kernel (weights as wgmma's
+         * register operand), whose launcher takes BT = 64 tokens per CTA for M <= 64, 128
+         * for M <= 128, 256 above, with split-K when its CTAs fill under one wave. At M >=
+         * 256 it measured 1.17-1.20x the v6 kernel (docs/notes/gemm-sm90.md, v7); at M <=
+         * 128 the product streams the weights, and BT 64 / 128 keeps the tensor work on
+         * real tokens (see "v7 small M" there). Batch-invariant products keep the v6
+         * kernel's one configuration for every M. */
+        if (!p.batch_invariant) {
             st = launch_wgmma_t(&p);
             if (st != TETRA_ERR_UNSUPPORTED) return st;
         }
