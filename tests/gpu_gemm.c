@@ -406,14 +406,17 @@ static void pinned_case(tetra_context *ctx, tetra_gemm_path path, int64_t M, int
         }
         CHECK_MSG(st == TETRA_OK, "%s", tetra_last_error());
         tu_dev_download(&dout, hout, bytes);
-        if (tile_m || splits) { /* a pinned configuration repeats bit for bit */
+        if (tile_m || splits || path == TETRA_PATH_WGMMA_T || path == TETRA_PATH_AUTO) {
+            /* a pinned configuration, and the transposed kernel's and AUTO's own choices
+             * (split counts by shape), repeat bit for bit */
             void *again = malloc(bytes);
             o.tile_m = tile_m;
             o.splits = splits;
             CHECK_MSG(tetra_gemm(ctx, &A.g, &B.g, &gout, &o) == TETRA_OK, "%s", tetra_last_error());
             o.tile_m = o.splits = 0;
             tu_dev_download(&dout, again, bytes);
-            CHECK_MSG(memcmp(again, hout, bytes) == 0, "pinned tile_m %d splits %d: repeat differs", tile_m, splits);
+            CHECK_MSG(memcmp(again, hout, bytes) == 0, "%s tile_m %d splits %d: repeat differs", path_name(path),
+                      tile_m, splits);
             free(again);
         }
         CHECK(tu_dev_check_guards(&dout, "large d"));
@@ -642,8 +645,8 @@ int main(void) {
         large_case(ctx, paths[p], 64, 4096, 4096, TETRA_DTYPE_BF16);
         large_case(ctx, paths[p], 128, 4096, 7168, TETRA_DTYPE_BF16);
     }
-    /* the dispatcher's own routes at sizes where they switch family: M >= 256 goes to the
-     * transposed kernel on sm_90 (W4A4 through staging), M = 255 to the v6 kernel */
+    /* the dispatcher's own routes at sizes where the transposed kernel's token tile
+     * changes (BT 256 from M = 129; W4A4 through staging) */
     if (!only_t && !tu_quick()) {
         large_case(ctx, TETRA_PATH_AUTO, 2048, 4096, 4096, TETRA_DTYPE_NVFP4);
         large_case(ctx, TETRA_PATH_AUTO, 1000, 4000, 4128, TETRA_DTYPE_FP16);
@@ -651,7 +654,7 @@ int main(void) {
         large_case(ctx, TETRA_PATH_AUTO, 255, 1000, 2048, TETRA_DTYPE_BF16);
     }
 
-    /* the transposed kernel's configurations, pinned: its one tile (256 tokens x 128 weight
+    /* the transposed kernel's configurations, pinned: the 256-token tile (x 128 weight
      * rows) unsplit and split (odd and maximal), W4A4 through staging with a split, tails in
      * M, N (392: not a multiple of 128) and K (2080: a multiple of 32, not of 64) with FP16,
      * and K-tile counts that wrap both rings (A: 5 stages, raw: 8) mid-way and a single
@@ -665,12 +668,38 @@ int main(void) {
             {200, 520, 2048, 256, 1}, {200, 520, 2048, 0, 3},   {200, 520, 2048, 256, 16},
             {600, 392, 2080, 256, 1}, {600, 392, 2080, 256, 3}, {300, 264, 64, 256, 1},
             {300, 264, 864, 256, 1},  {130, 300, 1472, 256, 1}, {40, 300, 1472, 256, 5},
-            {129, 136, 1472, 256, 3}, {256, 8, 640, 256, 1}};
+            {129, 136, 1472, 256, 3}, {256, 8, 640, 256, 1},
+            /* BT = 64 and 128 (m64n64k16 / m64n128k16; A rings of 8 / 6 stages, raw rings of
+             * 24 / 20): unsplit, odd and maximal splits; M = 1, 63, 65 (a second token tile
+             * of one row: its second cluster half wholly past M), 100, 129; N = 200 and 8
+             * (a pair with one weight row); K = 32 (half a K-tile), 4128 (65 K-tiles: odd,
+             * wraps every ring mid-way) and 1472 (23) */
+            {1, 200, 4128, 64, 1},    {63, 200, 2048, 64, 3},   {65, 520, 2048, 64, 1},
+            {100, 200, 32, 64, 1},    {64, 264, 1472, 64, 16},  {33, 8, 640, 64, 1},
+            {100, 392, 2080, 128, 2}, {129, 200, 4128, 128, 5}, {128, 520, 864, 128, 1},
+            {128, 136, 1472, 128, 3}, {65, 200, 4128, 128, 16}, {1, 200, 96, 128, 1}};
         for (size_t i = 0; i < sizeof t_pins / sizeof t_pins[0]; i++)
             pinned_case(ctx, TETRA_PATH_WGMMA_T, t_pins[i][0], t_pins[i][1], t_pins[i][2],
-                        i == 3 ? TETRA_DTYPE_FP16 : TETRA_DTYPE_BF16, (int)t_pins[i][3], (int)t_pins[i][4]);
+                        i == 3 || i == 17 ? TETRA_DTYPE_FP16 : TETRA_DTYPE_BF16, (int)t_pins[i][3],
+                        (int)t_pins[i][4]);
         pinned_case(ctx, TETRA_PATH_WGMMA_T, 200, 520, 2048, TETRA_DTYPE_NVFP4, 256, 3);
         pinned_case(ctx, TETRA_PATH_WGMMA_T, 600, 392, 2080, TETRA_DTYPE_FP16, 256, 2);
+        /* W4A4 (A staged in BF16) at BT = 64 and 128, split and not; FP16 A at BT = 64 */
+        pinned_case(ctx, TETRA_PATH_WGMMA_T, 100, 520, 2048, TETRA_DTYPE_NVFP4, 128, 3);
+        pinned_case(ctx, TETRA_PATH_WGMMA_T, 40, 520, 2048, TETRA_DTYPE_NVFP4, 64, 1);
+        pinned_case(ctx, TETRA_PATH_WGMMA_T, 63, 392, 2080, TETRA_DTYPE_FP16, 64, 4);
+        /* the transposed kernel's own choice (BT by M, split-K by the cost rule), at the
+         * bench shapes of issue 5 scaled down in N (64 x 4096 x 4096: BT 64, 32 CTAs ->
+         * 4 splits; 128 x 7168 x 2048: BT 128, 56 CTAs -> 2 splits), and AUTO itself
+         * there (M >= 17 routes to this kernel on sm_90) */
+        large_case(ctx, TETRA_PATH_WGMMA_T, 64, 4096, 4096, TETRA_DTYPE_BF16);
+        large_case(ctx, TETRA_PATH_WGMMA_T, 128, 7168, 2048, TETRA_DTYPE_BF16);
+        if (!tu_quick()) {
+            large_case(ctx, TETRA_PATH_AUTO, 64, 4096, 4096, TETRA_DTYPE_BF16);
+            large_case(ctx, TETRA_PATH_AUTO, 128, 4096, 4096, TETRA_DTYPE_BF16);
+            large_case(ctx, TETRA_PATH_AUTO, 64, 7168, 2048, TETRA_DTYPE_FP16);
+            large_case(ctx, TETRA_PATH_AUTO, 128, 7168, 2048, TETRA_DTYPE_NVFP4);
+        }
         if (g_sm90) { /* pins it does not have are refused */
             tetra_rng rng = {5};
             operand A, B;
@@ -680,7 +709,7 @@ int main(void) {
             make_nvfp4(&B, &rng, 128, 256, 1, TETRA_SCALE_LINEAR, 0, 0.02f);
             make_dense(&A, &rng, TETRA_DTYPE_BF16, 64, 256, 1, 0);
             o.path = TETRA_PATH_WGMMA_T;
-            o.tile_m = 128;
+            o.tile_m = 96; /* it has 64, 128 and 256 */
             CHECK_ERR(tetra_gemm(ctx, &A.g, &B.g, &gd, &o), TETRA_ERR_UNSUPPORTED, "tile_m");
             o.tile_m = 0;
             o.splits = 5; /* K = 256: 4 K-tiles */
