@@ -222,7 +222,7 @@ typedef enum tetra_gemm_path {
     TETRA_PATH_MMA_SYNC = 3,  /* portable tensor-core GEMM, sm_80+ */
     TETRA_PATH_WGMMA = 4,     /* Hopper GEMM, sm_90a */
     /* Hopper GEMM computing D^T with the dequantized weights as wgmma's register operand,
-     * sm_90a (tile_m 256 tokens per CTA; splits pinned only) */
+     * sm_90a (tile_m 64, 128 or 256 tokens per CTA, by M; split-K under one wave of CTAs) */
     TETRA_PATH_WGMMA_T = 5
 } tetra_gemm_path;
 
@@ -237,8 +237,8 @@ typedef struct tetra_gemm_options {
     int batch_invariant;
     /* Pin a configuration of the forced path (0 = the path's own choice; a pin needs a
      * path other than AUTO, and a pin the path cannot take is TETRA_ERR_UNSUPPORTED).
-     * tile_m: WGMMA 64, 128 or 256 rows per CTA, WGMMA_T 256, MMA_SYNC 128. splits: 1 = no
-     * split-K, > 1 = that many K slices summed in a fixed order (WGMMA and WGMMA_T up to 16,
+     * tile_m: WGMMA 64, 128 or 256 rows per CTA, WGMMA_T 64, 128 or 256 tokens per CTA,
+     * MMA_SYNC 128. splits: 1 = no split-K, > 1 = that many K slices summed in a fixed order (WGMMA and WGMMA_T up to 16,
      * GEMV). For tests and tuning. */
     int tile_m;
     int splits;
