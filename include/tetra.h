@@ -238,8 +238,8 @@ typedef struct tetra_gemm_options {
     /* Pin a configuration of the forced path (0 = the path's own choice; a pin needs a
      * path other than AUTO, and a pin the path cannot take is TETRA_ERR_UNSUPPORTED).
      * tile_m: WGMMA 64, 128 or 256 rows per CTA, WGMMA_T 64, 128 or 256 tokens per CTA,
-     * MMA_SYNC 128. splits: 1 = no split-K, > 1 = that many K slices summed in a fixed order (WGMMA and WGMMA_T up to 16,
-     * GEMV). For tests and tuning. */
+     * MMA_SYNC 128. splits: 1 = no split-K, > 1 = that many K slices summed in a fixed
+     * order (WGMMA and WGMMA_T up to 16, GEMV). For tests and tuning. */
     int tile_m;
     int splits;
 } tetra_gemm_options;
