@@ -563,8 +563,16 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
 /* m64n{BT}k16 with A from registers (the "RS" form): a[0..3] are this thread's A fragment
  * (rows g and g + 8 of its warp's 16, k pairs 2t and 2t + 8; see dequant_frag); BT / 2
  * accumulators. */
-#define TETRA_WGMMA_N64_ACC_REGS "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
-#define TETRA_WGMMA_N64_ACC_OPERANDS "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+#define TETRA_WGMMA_N64_ACC_REGS \
+        "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"\
+        "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
+#define TETRA_WGMMA_N64_ACC_OPERANDS \
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+/* NT: the width; IA, ID, IP: asm operand numbers of a[0] (then "%a1,%a2,%a3"), desc_b and
+ * the scale-d flag, which follow the NT / 2 accumulators */
 #define TETRA_WGMMA_RS(NT, TYPE, REGS, OPS, IA, ID, IP)                                               \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" IP ", 0;\n"                                       \
                  "wgmma.mma_async.sync.aligned.m64n" NT "k16.f32." TYPE "." TYPE " "                     \
