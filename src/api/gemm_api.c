@@ -188,10 +188,10 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
     if (ctx->sm_major == 9) {
         /* The token-tile rule (M >= 17 here): the transposed kernel (weights as wgmma's
          * register operand), whose launcher takes BT = 64 tokens per CTA for M <= 64, 128
-         * for M <= 128, 256 above, with split-K when its CTAs fill under one wave. At M >=
-         * 256 it measured 1.17-1.20x the v6 kernel (docs/notes/gemm-sm90.md, v7); at M <=
-         * 128 the product streams the weights, and BT 64 / 128 keeps the tensor work on
-         * real tokens (see "v7 small M" there). Batch-invariant products keep the v6
+         * for M <= 128, 256 above, with split-K when its CTAs fill under one wave. It measured
+         * 1.62-1.70x the v6 kernel at M >= 1024 and 1.6-2.5x below (device run 20,
+         * docs/notes/gemm-sm90.md, "Session 4 ladder"); at M <= 128 the product streams the
+         * weights, and BT 64 / 128 keeps the tensor work on real tokens. Batch-invariant products keep the v6
          * kernel's one configuration for every M. */
         if (!p.batch_invariant) {
             st = launch_wgmma_t(&p);
