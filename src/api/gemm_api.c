@@ -188,12 +188,12 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
     if (ctx->sm_major == 9) {
         /* The token-tile rule (M >= 17 here): the transposed kernel (weights as wgmma's
          * register operand), whose launcher takes BT = 64 tokens per CTA for M <= 64, 128
-         * for M <= 128, 256 above, with split-K when its CTAs fill under one wave. It measured
-         * 1.62-1.70x the v6 kernel at M >= 1024 (device run 20, same binary) and 1.09-2.47x
-         * its run-19 times at M = 64 and 128 (across runs;
-         * docs/notes/gemm-sm90.md, "Session 4 ladder"); at M <= 128 the product streams the
-         * weights, and BT 64 / 128 keeps the tensor work on real tokens. Batch-invariant products keep the v6
-         * kernel's one configuration for every M. */
+         * for M <= 128, 256 above, with split-K when its CTAs fill under one wave. It
+         * measured 1.62-1.70x the v6 kernel at M >= 1024 (device run 20, same binary) and
+         * 1.09-2.47x faster than v6's run-19 times at M = 64 and 128 (across runs); see
+         * docs/notes/gemm-sm90.md, "Session 4 ladder". At M <= 128 the product streams the
+         * weights, and BT 64 / 128 keeps the tensor work on real tokens. Batch-invariant
+         * products keep the v6 kernel's one configuration for every M. */
         if (!p.batch_invariant) {
             st = launch_wgmma_t(&p);
             if (st != TETRA_ERR_UNSUPPORTED) return st;
