@@ -73,19 +73,6 @@ __device__ __forceinline__ void ldsm_x4_trans(uint32_t addr, uint32_t r[4]) {
 }
 
 
-/* Two floats -> one register of two BF16/FP16 (round to nearest even), lo in bits 0-15. */
-template <bool BF16> __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
-    uint32_t r;
-    if (BF16) {
-        __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-        r = *reinterpret_cast<uint32_t *>(&h);
-    } else {
-        __half2 h = __floats2half2_rn(lo, hi);
-        r = *reinterpret_cast<uint32_t *>(&h);
-    }
-    return r;
-}
-
 /* ------------------------------------------------------------ shared-memory tiles */
 
 /* A tile is [rows][D] 16-bit elements in 16-byte chunks; chunk c of row r is stored at
@@ -377,10 +364,10 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
             uint32_t pa[2][4];
 #pragma unroll
             for (int mt = 0; mt < 2; mt++) {
-                pa[mt][0] = pack2<BF16>(s[mt][2 * kk][0], s[mt][2 * kk][1]);
-                pa[mt][1] = pack2<BF16>(s[mt][2 * kk][2], s[mt][2 * kk][3]);
-                pa[mt][2] = pack2<BF16>(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
-                pa[mt][3] = pack2<BF16>(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+                pa[mt][0] = tetra_pack2<BF16>(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+                pa[mt][1] = tetra_pack2<BF16>(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+                pa[mt][2] = tetra_pack2<BF16>(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+                pa[mt][3] = tetra_pack2<BF16>(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
             }
 #pragma unroll
             for (int dp = 0; dp < D / 16; dp++) {
@@ -417,7 +404,7 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
 #pragma unroll
                 for (int dt = 0; dt < D / 8; dt++)
                     *reinterpret_cast<uint32_t *>(orow + dt * 8) =
-                        pack2<BF16>(o[mt][dt][2 * hh] * inv, o[mt][dt][2 * hh + 1] * inv);
+                        tetra_pack2<BF16>(o[mt][dt][2 * hh] * inv, o[mt][dt][2 * hh + 1] * inv);
                 if (p.lse && t4 == 0)
                     p.lse[((int64_t)b * p.hq + h) * p.nq + row] =
                         sum > 0.0f ? (m[mt][hh] + log2f(sum)) * 0.69314718055994531f : -INFINITY;

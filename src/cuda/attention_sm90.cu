@@ -255,19 +255,6 @@ __device__ __forceinline__ void wgmma_rs_n64(float d[32], const uint32_t a[4], u
 
 #undef ACC8
 
-/* Two floats -> one register of two BF16/FP16 (round to nearest even), lo in bits 0-15. */
-template <bool BF16> __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
-    uint32_t r;
-    if (BF16) {
-        __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-        r = *reinterpret_cast<uint32_t *>(&h);
-    } else {
-        __half2 h = __floats2half2_rn(lo, hi);
-        r = *reinterpret_cast<uint32_t *>(&h);
-    }
-    return r;
-}
-
 /* S[64 x 128] = Q[64 x D] K[128 x D]^T for this warpgroup's 64 query rows. A k-step of 16
  * columns is 32 bytes inside a 128-byte swizzle row: the descriptor start advances by
  * 32 bytes (the hardware applies the swizzle to the computed address), and by one
@@ -373,7 +360,7 @@ __device__ __forceinline__ void scores_to_operand(const float (&s)[64], uint32_t
 #pragma unroll
     for (int kk = 0; kk < kBlockN / 16; kk++)
 #pragma unroll
-        for (int j = 0; j < 4; j++) pf[kk][j] = pack2<BF16>(s[8 * kk + 2 * j], s[8 * kk + 2 * j + 1]);
+        for (int j = 0; j < 4; j++) pf[kk][j] = tetra_pack2<BF16>(s[8 * kk + 2 * j], s[8 * kk + 2 * j + 1]);
 }
 
 /* Whether a key block needs the generic softmax: some key masked for some of this
@@ -612,7 +599,7 @@ __global__ void __launch_bounds__(Sm90Smem<D, C>::kThreads, 1)
 #pragma unroll
                 for (int dt = 0; dt < D / 8; dt++)
                     *reinterpret_cast<uint32_t *>(orow + dt * 8) =
-                        pack2<BF16>(o[4 * dt + 2 * hh] * inv, o[4 * dt + 2 * hh + 1] * inv);
+                        tetra_pack2<BF16>(o[4 * dt + 2 * hh] * inv, o[4 * dt + 2 * hh + 1] * inv);
                 if (p.lse && t4 == 0)
                     p.lse[((int64_t)t.b * p.hq + t.h) * p.nq + row] =
                         sum > 0.0f ? (m[hh] + log2f(sum)) * 0.69314718055994531f : -INFINITY;

@@ -52,6 +52,16 @@ __device__ __forceinline__ void tetra_store_dense(void *base, int64_t i, tetra_d
     }
 }
 
+/* Two floats -> one register of two BF16/FP16 (round to nearest even), lo in bits 0-15. */
+template <bool BF16> __device__ __forceinline__ uint32_t tetra_pack2(float lo, float hi) {
+    if (BF16) {
+        __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+        return *reinterpret_cast<uint32_t *>(&h);
+    }
+    __half2 h = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<uint32_t *>(&h);
+}
+
 /* The effective output scale of a GEMM problem (see tetra_gemm_problem). */
 __device__ __forceinline__ float tetra_gemm_scale(float alpha, const float *ga, const float *gb) {
     float s = alpha;

@@ -175,16 +175,6 @@ __device__ __forceinline__ float e2m1_value(uint32_t c) {
     return __uint_as_float(((c & 8u) << 28) | ((c & 7u) << 22)) * 0x1p126f;
 }
 
-template <bool IS_BF16> __device__ __forceinline__ uint32_t pack2(float lo, float hi);
-template <> __device__ __forceinline__ uint32_t pack2<true>(float lo, float hi) {
-    __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    return *(uint32_t *)&v;
-}
-template <> __device__ __forceinline__ uint32_t pack2<false>(float lo, float hi) {
-    __half2 v = __floats2half2_rn(lo, hi);
-    return *(uint32_t *)&v;
-}
-
 /* Dequantize one raw NVFP4 stage into a swizzled 128x64 16-bit tile. Thread t does
  * row t/2, elements 32*(t%2) .. +32: 16 raw bytes, 2 scales, 4 chunk stores. */
 template <bool IS_BF16>
@@ -198,10 +188,10 @@ __device__ __forceinline__ void dequant_tile(uint8_t *tile, const uint8_t *stage
         float s = tetra_e4m3_to_float(sc[q >> 1]);
         uint32_t x = w[q];
         uint4 out;
-        out.x = pack2<IS_BF16>(e2m1_value(x) * s, e2m1_value(x >> 4) * s);
-        out.y = pack2<IS_BF16>(e2m1_value(x >> 8) * s, e2m1_value(x >> 12) * s);
-        out.z = pack2<IS_BF16>(e2m1_value(x >> 16) * s, e2m1_value(x >> 20) * s);
-        out.w = pack2<IS_BF16>(e2m1_value(x >> 24) * s, e2m1_value(x >> 28) * s);
+        out.x = tetra_pack2<IS_BF16>(e2m1_value(x) * s, e2m1_value(x >> 4) * s);
+        out.y = tetra_pack2<IS_BF16>(e2m1_value(x >> 8) * s, e2m1_value(x >> 12) * s);
+        out.z = tetra_pack2<IS_BF16>(e2m1_value(x >> 16) * s, e2m1_value(x >> 20) * s);
+        out.w = tetra_pack2<IS_BF16>(e2m1_value(x >> 24) * s, e2m1_value(x >> 28) * s);
         *(uint4 *)(tile + tile_off(r, h * 4 + q)) = out;
     }
 }

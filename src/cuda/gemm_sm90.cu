@@ -698,17 +698,6 @@ template <int ID, int COUNT> __device__ __forceinline__ void named_bar_sync() {
 __device__ __forceinline__ float epi_value(float acc, float unit, float scale, float bias) {
     return __fadd_rn(__fmul_rn(__fmul_rn(acc, unit), scale), bias);
 }
-/* Round two outputs to D's 16-bit type, lo in the low half (round to nearest even, as
- * tetra_store_dense). */
-template <bool OUT_BF16> __device__ __forceinline__ uint32_t pack_out2(float lo, float hi) {
-    if (OUT_BF16) {
-        __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-        return *(uint32_t *)&h;
-    }
-    __half2 h = __floats2half2_rn(lo, hi);
-    return *(uint32_t *)&h;
-}
-
 /* 16-bit D: per pair of n8 tiles (c, c + 1), one stmatrix.x4.trans of matrices (c, rows
  * g), (c, rows g + 8), (c + 1, g), (c + 1, g + 8) of the accumulator fragment (register j
  * = this lane's (row g, columns 2t, 2t + 1) of matrix j). Row i of a transposed matrix is
@@ -724,7 +713,7 @@ __device__ __forceinline__ void stage_out16(const float (&acc)[NACC], uint32_t l
         for (int j = 0; j < 4; j++) {
             const float *a = acc + 4 * (c + j / 2) + 2 * (j % 2);
             const float b = j % 2 ? b1 : b0;
-            x[j] = pack_out2<OUT_BF16>(epi_value(a[0], unit, scale, b), epi_value(a[1], unit, scale, b));
+            x[j] = tetra_pack2<OUT_BF16>(epi_value(a[0], unit, scale, b), epi_value(a[1], unit, scale, b));
         }
         asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1,%2,%3,%4};\n" ::"r"(
                          lane_addr + c * 8 * EPI_ROW16),
