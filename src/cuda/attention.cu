@@ -16,7 +16,6 @@
 #include <math.h>
 #include <stdint.h>
 
-#include <atomic>
 
 #include "common.cuh"
 #include "launch.h"
@@ -545,13 +544,10 @@ tetra_status launch_mma_config(tetra_context *ctx, const AttnParams &p, int64_t 
     static_assert(smem <= 99 * 1024, "path 2 must fit sm_120's 99 KB of shared memory per block");
     const auto kernel = attention_fwd_mma<D, BF16, CAUSAL, STAGES>;
     if (smem > 48 * 1024) {
-        /* The opt-in above 48 KB is a driver call per function and device: do it once per
-         * device (bit d of `ready`; devices >= 64 are set every call). */
-        static std::atomic<unsigned long long> ready{0};
-        const unsigned long long bit = ctx->device >= 0 && ctx->device < 64 ? 1ull << ctx->device : 0;
-        if (!bit || !(ready.load(std::memory_order_relaxed) & bit)) {
+        static std::atomic<unsigned long long> opted_in{0};
+        if (!tetra_done_on(opted_in, ctx->device)) {
             TETRA_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-            ready.fetch_or(bit, std::memory_order_relaxed);
+            tetra_mark_done(opted_in, ctx->device);
         }
     }
     kernel<<<(unsigned)ctas, kThreads, smem, (cudaStream_t)ctx->stream>>>(p);

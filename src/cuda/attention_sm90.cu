@@ -35,7 +35,6 @@
 #include <math.h>
 #include <stdint.h>
 
-#include <atomic>
 
 #include "common.cuh"
 #include "launch.h"
@@ -672,12 +671,9 @@ template <int D, int C, bool BF16, bool CAUSAL>
 tetra_status launch_config(tetra_context *ctx, const Sm90Maps &maps, const Sm90Params &p, int64_t ctas) {
     auto kernel = attention_fwd_sm90<D, C, BF16, CAUSAL>;
     constexpr int smem = Sm90Smem<D, C>::kAlloc;
-    /* The attribute query and the shared-memory opt-in cost microseconds of host time per
-     * call, which a short attention call pays in full; do them once per device (bit d of
-     * `ready`; devices >= 64 are checked every call). */
-    static std::atomic<unsigned long long> ready{0};
-    const unsigned long long bit = ctx->device >= 0 && ctx->device < 64 ? 1ull << ctx->device : 0;
-    if (!bit || !(ready.load(std::memory_order_relaxed) & bit)) {
+    /* the attribute query and the shared-memory opt-in: once per device */
+    static std::atomic<unsigned long long> checked{0};
+    if (!tetra_done_on(checked, ctx->device)) {
         cudaFuncAttributes attr;
         TETRA_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
         /* The body exists only in sm_90a code; a binary built without it must not run. */
@@ -687,7 +683,7 @@ tetra_status launch_config(tetra_context *ctx, const Sm90Maps &maps, const Sm90P
                               "ptx %d); build with CMAKE_CUDA_ARCHITECTURES containing 90a",
                               attr.binaryVersion, attr.ptxVersion);
         TETRA_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-        ready.fetch_or(bit, std::memory_order_relaxed);
+        tetra_mark_done(checked, ctx->device);
     }
     kernel<<<(unsigned)ctas, Sm90Smem<D, C>::kThreads, smem, (cudaStream_t)ctx->stream>>>(maps, p);
     TETRA_LAUNCH_CHECK();

@@ -3,6 +3,8 @@
 #ifndef TETRA_COMMON_CUH
 #define TETRA_COMMON_CUH
 
+#include <atomic>
+
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -50,6 +52,18 @@ __device__ __forceinline__ void tetra_store_dense(void *base, int64_t i, tetra_d
     case TETRA_DTYPE_FP16: ((__half *)base)[i] = __float2half_rn(v); break;
     default: ((__nv_bfloat16 *)base)[i] = __float2bfloat16_rn(v); break;
     }
+}
+
+/* Host work a launcher does once per device for one kernel (the shared-memory opt-in above
+ * 48 KB, attribute queries: microseconds a short call would otherwise pay every time):
+ * bit d of that kernel's own `done` set records device d. Devices >= 64 have no bit and
+ * redo the work every call. Release/acquire: what the work stored before tetra_mark_done
+ * is visible to a thread that sees the bit. */
+static inline bool tetra_done_on(const std::atomic<unsigned long long> &done, int device) {
+    return device >= 0 && device < 64 && ((done.load(std::memory_order_acquire) >> device) & 1ull);
+}
+static inline void tetra_mark_done(std::atomic<unsigned long long> &done, int device) {
+    if (device >= 0 && device < 64) done.fetch_or(1ull << device, std::memory_order_release);
 }
 
 /* Two floats -> one register of two BF16/FP16 (round to nearest even), lo in bits 0-15. */

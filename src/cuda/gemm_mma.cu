@@ -341,12 +341,16 @@ int make_nvfp4_src(const tetra_operand *o, int64_t rows, int64_t batch, nvfp4_sr
 }
 
 template <int ATYPE>
-tetra_status launch(const mma_params &prm, int64_t batch, cudaStream_t stream) {
+tetra_status launch(const mma_params &prm, int64_t batch, int device, cudaStream_t stream) {
     size_t smem = smem_bytes(ATYPE);
     dim3 grid((unsigned)((prm.n + MMA_BN - 1) / MMA_BN), (unsigned)((prm.m + MMA_BM - 1) / MMA_BM),
               (unsigned)batch);
-    TETRA_CUDA_TRY(cudaFuncSetAttribute(gemm_mma_kernel<ATYPE>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    static std::atomic<unsigned long long> opted_in{0};
+    if (!tetra_done_on(opted_in, device)) {
+        TETRA_CUDA_TRY(cudaFuncSetAttribute(gemm_mma_kernel<ATYPE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            (int)smem));
+        tetra_mark_done(opted_in, device);
+    }
     gemm_mma_kernel<ATYPE><<<grid, MMA_THREADS, smem, stream>>>(prm);
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
@@ -407,8 +411,8 @@ extern "C" tetra_status tetra_launch_gemm_mma(const tetra_gemm_problem *p) {
     prm.ga = atype == A_NVFP4 ? p->a.gscale_dev : NULL;
     prm.gb = p->b.gscale_dev;
     switch (atype) {
-    case A_BF16: return launch<A_BF16>(prm, p->batch, TETRA_STREAM(p));
-    case A_FP16: return launch<A_FP16>(prm, p->batch, TETRA_STREAM(p));
-    default: return launch<A_NVFP4>(prm, p->batch, TETRA_STREAM(p));
+    case A_BF16: return launch<A_BF16>(prm, p->batch, p->ctx->device, TETRA_STREAM(p));
+    case A_FP16: return launch<A_FP16>(prm, p->batch, p->ctx->device, TETRA_STREAM(p));
+    default: return launch<A_NVFP4>(prm, p->batch, p->ctx->device, TETRA_STREAM(p));
     }
 }

@@ -1229,16 +1229,17 @@ PFN_cuTensorMapEncodeTiled_v12000 get_encode_fn(void) {
 
 /* 1 if this binary holds the real sm_90a kernel for `device` (read once per device). */
 int kernel_built(int device) {
-    static int known[64], built[64];
+    static std::atomic<unsigned long long> looked_up{0};
+    static int built[64];
     if (device < 0 || device >= 64) return 0;
-    if (!known[device]) {
+    if (!tetra_done_on(looked_up, device)) {
         int v = 0;
         if (cudaMemcpyFromSymbol(&v, g_wgmma_kernel_built, sizeof v) != cudaSuccess) {
             (void)cudaGetLastError();
             v = 0;
         }
         built[device] = v;
-        known[device] = 1;
+        tetra_mark_done(looked_up, device);
     }
     return built[device];
 }
@@ -1290,8 +1291,12 @@ static tetra_status launch_config(const CUtensorMap &tm_a, const CUtensorMap &tm
                                   const tetra_gemm_problem *p, cudaStream_t stream) {
     dim3 grid((unsigned)((p->n + cfg<BM>::BN - 1) / cfg<BM>::BN), (unsigned)((p->m + BM - 1) / BM),
               (unsigned)(p->batch * prm.splits));
-    TETRA_CUDA_TRY(cudaFuncSetAttribute(gemm_wgmma_kernel<IS_BF16, BM>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)cfg<BM>::SMEM_BYTES));
+    static std::atomic<unsigned long long> opted_in{0};
+    if (!tetra_done_on(opted_in, p->ctx->device)) {
+        TETRA_CUDA_TRY(cudaFuncSetAttribute(gemm_wgmma_kernel<IS_BF16, BM>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, (int)cfg<BM>::SMEM_BYTES));
+        tetra_mark_done(opted_in, p->ctx->device);
+    }
     gemm_wgmma_kernel<IS_BF16, BM><<<grid, W_THREADS, cfg<BM>::SMEM_BYTES, stream>>>(tm_a, tm_b, prm);
     TETRA_LAUNCH_CHECK();
     return prm.splits > 1 ? launch_splitk_reduce(prm, stream) : TETRA_OK;
@@ -1479,19 +1484,20 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
     lc.stream = stream;
     lc.attrs = attr;
     lc.numAttrs = 1;
-    TETRA_CUDA_TRY(cudaFuncSetAttribute(gemm_wgmma_t_kernel<IS_BF16, BT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)C::SMEM_BYTES));
     {
-        /* whether a pair of these CTAs fits at all (e.g. not in an SM partition without
-         * two SMs of one GPC): asked once per device and configuration */
-        static int known[64], fits[64];
+        /* the shared-memory opt-in, and whether a pair of these CTAs fits at all (e.g. not
+         * in an SM partition without two SMs of one GPC): once per device */
+        static std::atomic<unsigned long long> checked{0};
+        static bool fits[64];
         const int dev = p->ctx->device;
         if (dev < 0 || dev >= 64) return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: device %d", dev);
-        if (!known[dev]) {
+        if (!tetra_done_on(checked, dev)) {
             int nclusters = 0;
+            TETRA_CUDA_TRY(cudaFuncSetAttribute(gemm_wgmma_t_kernel<IS_BF16, BT>,
+                                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::SMEM_BYTES));
             TETRA_CUDA_TRY(cudaOccupancyMaxActiveClusters(&nclusters, gemm_wgmma_t_kernel<IS_BF16, BT>, &lc));
             fits[dev] = nclusters > 0;
-            known[dev] = 1;
+            tetra_mark_done(checked, dev);
         }
         if (!fits[dev])
             return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: a cluster of %d CTAs cannot be scheduled here",
