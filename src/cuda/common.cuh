@@ -66,6 +66,13 @@ static inline void tetra_mark_done(std::atomic<unsigned long long> &done, int de
     if (device >= 0 && device < 64) done.fetch_or(1ull << device, std::memory_order_release);
 }
 
+/* An E2M1 code (4 bits, sign included) as a float, exactly: its magnitude bits placed at
+ * FP32 bits 24..22 and the sign at 31 read as the value times 2^-126 (code 1 a
+ * subnormal); the multiply by 2^126 is exact. */
+__device__ __forceinline__ float tetra_e2m1_value(uint32_t code) {
+    return __fmul_rn(__uint_as_float(((code & 8u) << 28) | ((code & 7u) << 22)), 0x1p126f);
+}
+
 /* Two floats -> one register of two BF16/FP16 (round to nearest even), lo in bits 0-15. */
 template <bool BF16> __device__ __forceinline__ uint32_t tetra_pack2(float lo, float hi) {
     if (BF16) {

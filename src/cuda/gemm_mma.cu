@@ -167,16 +167,9 @@ __device__ __forceinline__ void load_nvfp4_tile(uint8_t *stage, const uint8_t *d
     }
 }
 
-/* Two E2M1 codes (low nibble first) times a decoded scale, as a packed BF16/FP16 pair.
- * The code's 3 magnitude bits placed at float bits 24..22 read as (1 + m/2) * 2^(e-127)
- * (e > 0) or m * 2^-127 (e = 0, a subnormal); times 2^126 that is the E2M1 magnitude
- * exactly. The product with the UE4M3 scale is exact in FP32 and in BF16/FP16. */
-__device__ __forceinline__ float e2m1_value(uint32_t c) {
-    return __uint_as_float(((c & 8u) << 28) | ((c & 7u) << 22)) * 0x1p126f;
-}
-
 /* Dequantize one raw NVFP4 stage into a swizzled 128x64 16-bit tile. Thread t does
- * row t/2, elements 32*(t%2) .. +32: 16 raw bytes, 2 scales, 4 chunk stores. */
+ * row t/2, elements 32*(t%2) .. +32: 16 raw bytes, 2 scales, 4 chunk stores. Each value
+ * is tetra_e2m1_value(code) times the decoded UE4M3 scale: exact in FP32 and in BF16/FP16. */
 template <bool IS_BF16>
 __device__ __forceinline__ void dequant_tile(uint8_t *tile, const uint8_t *stage) {
     int r = threadIdx.x >> 1, h = threadIdx.x & 1;
@@ -188,10 +181,10 @@ __device__ __forceinline__ void dequant_tile(uint8_t *tile, const uint8_t *stage
         float s = tetra_e4m3_to_float(sc[q >> 1]);
         uint32_t x = w[q];
         uint4 out;
-        out.x = tetra_pack2<IS_BF16>(e2m1_value(x) * s, e2m1_value(x >> 4) * s);
-        out.y = tetra_pack2<IS_BF16>(e2m1_value(x >> 8) * s, e2m1_value(x >> 12) * s);
-        out.z = tetra_pack2<IS_BF16>(e2m1_value(x >> 16) * s, e2m1_value(x >> 20) * s);
-        out.w = tetra_pack2<IS_BF16>(e2m1_value(x >> 24) * s, e2m1_value(x >> 28) * s);
+        out.x = tetra_pack2<IS_BF16>(tetra_e2m1_value(x) * s, tetra_e2m1_value(x >> 4) * s);
+        out.y = tetra_pack2<IS_BF16>(tetra_e2m1_value(x >> 8) * s, tetra_e2m1_value(x >> 12) * s);
+        out.z = tetra_pack2<IS_BF16>(tetra_e2m1_value(x >> 16) * s, tetra_e2m1_value(x >> 20) * s);
+        out.w = tetra_pack2<IS_BF16>(tetra_e2m1_value(x >> 24) * s, tetra_e2m1_value(x >> 28) * s);
         *(uint4 *)(tile + tile_off(r, h * 4 + q)) = out;
     }
 }

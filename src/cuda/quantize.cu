@@ -484,12 +484,6 @@ __device__ __forceinline__ void dequant_word(uint32_t c, const uint32_t (&lo)[2]
     }
 }
 
-/* e2m1 code (4 bits, sign included) as a float: its bits placed at FP32 bits 22..24 and
- * 31 read as the value times 2^-126 (code 1 a subnormal); the multiply is exact. */
-__device__ __forceinline__ float e2m1_value(uint32_t code) {
-    return __fmul_rn(__uint_as_float(((code & 8u) << 28) | ((code & 7u) << 22)), 0x1p126f);
-}
-
 /* A thread owns 16-byte chunks of the dense output (8 FP16/BF16 or 4 FP32 values; the
  * 2 or 4 lanes of a block each decode its scale), so every store instruction of a warp
  * writes 512 contiguous bytes. (Whole blocks per thread, rung 2's first version, wrote
@@ -536,7 +530,7 @@ dequantize_aligned_kernel(nvfp4_view src, dense_view dst, shape sh, const float 
                 /* FP32: (e2m1 * s) * g per element, the host's expression */
                 float v[4];
 #pragma unroll
-                for (int i = 0; i < 4; i++) v[i] = __fmul_rn(__fmul_rn(e2m1_value(codes[u] >> (4 * i)), s), g);
+                for (int i = 0; i < 4; i++) v[i] = __fmul_rn(__fmul_rn(tetra_e2m1_value(codes[u] >> (4 * i)), s), g);
                 *p = make_uint4(__float_as_uint(v[0]), __float_as_uint(v[1]), __float_as_uint(v[2]),
                                 __float_as_uint(v[3]));
             }
