@@ -6,7 +6,9 @@
 # Env: TETRA_COMMIT (the commit, when the tree has no .git), TETRA_BENCH_ONLY (a
 # space-separated subset of: ceilings calibrate tetra small w4a4 prefill batchinv fp8 gpumode
 # attention quant cublas tune), TETRA_BENCH_FLAGS (extra sweep flags, e.g.
-# "--blocks 10 --no-replicate" for a quick pass).
+# "--blocks 10 --no-replicate" for a quick pass), TETRA_BENCH_BUDGET (wall seconds for all
+# steps, 0 = none: each step's limit is cut to what is left, steps past it are skipped; a
+# sweep rewrites its JSON after every row, so a cut step keeps the rows it finished).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-device}
@@ -18,12 +20,20 @@ export PATH="/usr/local/cuda/bin:$PATH"
 T="$build/tetra"
 only=${TETRA_BENCH_ONLY:-ceilings calibrate tetra small w4a4 prefill batchinv fp8 gpumode attention quant cublas tune}
 F=${TETRA_BENCH_FLAGS:-}
+budget=${TETRA_BENCH_BUDGET:-0}
+t_start=$(date +%s)
 want() { case " $only " in *" $1 "*) return 0;; esac; return 1; }
 step() { # name timeout command...
   local name=$1 limit=$2; shift 2
+  if [ "$budget" -gt 0 ]; then
+    local left=$(( budget - ($(date +%s) - t_start) - 15 ))   # 15 s kept for the report
+    [ "$left" -lt 10 ] && { echo "== $name: skipped (TETRA_BENCH_BUDGET spent)"; return; }
+    [ "$limit" -gt "$left" ] && limit=$left
+  fi
   echo "== $name: $*"
   local t0=$(date +%s)
-  timeout "$limit" "$@" > "$res/$name.log" 2>&1
+  # line-buffered: a step cut by its limit still leaves every line it printed
+  stdbuf -oL timeout "$limit" "$@" > "$res/$name.log" 2>&1
   local rc=$?
   echo "   rc=$rc in $(( $(date +%s) - t0 )) s"; tail -n 60 "$res/$name.log" | cut -c1-220
 }
@@ -77,5 +87,6 @@ want cublas && step cublas 300 "$T" bench --set seed000,decode --a cublaslt-bf16
 # the dispatch table: tuned on the tune set, scored on the benchmarked sets it never saw
 want tune && step tune 600 "$T" tune --set tune --holdout-set decode,seed000,glm5-tp8,moe \
   --out "$res/dispatch-table.txt" --json "$res/tune.json"
+budget=0 # the report always runs (the budget kept 15 s for it)
 step report 60 "$T" report $(ls "$res"/*.json | grep -v -e tune.json) --out "$res/report"
 ls -la "$res" "$res/report" 2>/dev/null
