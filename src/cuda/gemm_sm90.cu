@@ -1657,27 +1657,28 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
     if (cf.bt != 64 && cf.bt != 128 && cf.bt != 256)
         return tetra_fail(TETRA_ERR_UNSUPPORTED,
                           "wgmma-T GEMM: opts.tile_m = %d; this kernel has 64, 128 or 256 tokens per CTA", cf.bt);
-    /* Split-K reduces in the kernel when the workspace also holds one counter per output
-     * tile after the partials: reserved first, so prepare_sm90's request (the partials)
-     * gets the same buffer. A fixed user workspace too small for the counters: the reduce
-     * kernel (same bits). */
-    size_t ctr_off = 0;
-    if (cf.splits > 1) {
-        const size_t partial_bytes = (size_t)cf.splits * (size_t)(p->m * p->n * p->batch) * 4;
-        const size_t tiles = (size_t)grid_x_t(p->n) * (size_t)((p->m + cf.bt - 1) / cf.bt) * (size_t)p->batch;
-        void *ws;
-        ctr_off = (partial_bytes + 255) / 256 * 256;
-        if (tetra_context_workspace(p->ctx, ctr_off + tiles * 8, &ws) != TETRA_OK) {
-            tetra_clear_error();
-            ctr_off = 0;
-        }
-    }
     /* A's box is half the tile: each CTA of a pair loads one half for both */
     st = prepare_sm90(p, "wgmma-T GEMM", cf.bt / T_CLUSTER, cfg_t<256>::BN, cf.splits, &tm_a, &tm_b, &prm);
     if (st != TETRA_OK) return st;
-    if (ctr_off) {
-        prm.counters = (unsigned long long *)((uint8_t *)prm.ws + ctr_off);
-        prm.tag = next_splitk_tag();
+    if (prm.splits > 1) {
+        /* Split-K reduces in the kernel when the workspace also holds one counter per output
+         * tile after the partials (a regrown buffer replaces prepare_sm90's: nothing was
+         * queued on it yet). A workspace that cannot hold the counters (a fixed user one,
+         * or no memory): the reduce kernel, which gives the same bits. */
+        const size_t partial_bytes = (size_t)prm.splits * (size_t)(p->m * p->n * p->batch) * 4;
+        const size_t ctr_off = (partial_bytes + 255) / 256 * 256;
+        const size_t tiles = (size_t)grid_x_t(p->n) * (size_t)((p->m + cf.bt - 1) / cf.bt) * (size_t)p->batch;
+        void *ws;
+        if (tetra_context_workspace(p->ctx, ctr_off + tiles * 8, &ws) == TETRA_OK) {
+            prm.ws = (float *)ws;
+            prm.counters = (unsigned long long *)((uint8_t *)ws + ctr_off);
+            prm.tag = next_splitk_tag();
+        } else {
+            /* a failed regrow frees the old buffer first: ask again for the partials alone */
+            tetra_clear_error();
+            if ((st = tetra_context_workspace(p->ctx, partial_bytes, &ws)) != TETRA_OK) return st;
+            prm.ws = (float *)ws;
+        }
     }
     {
         cudaStream_t stream = TETRA_STREAM(p);
