@@ -419,6 +419,28 @@ static void pinned_case(tetra_context *ctx, tetra_gemm_path path, int64_t M, int
                       tile_m, splits);
             free(again);
         }
+        if (path == TETRA_PATH_WGMMA_T && splits > 1) {
+            /* the transposed kernel sums split-K partials in its last CTA per tile when the
+             * workspace also holds the tile counters; a user workspace of exactly the
+             * partials leaves no room, so the reduce kernel runs: same adds, same order,
+             * same bits (D poisoned first, so a run that writes nothing cannot pass) */
+            const size_t wsb = (size_t)splits * (size_t)(M * N) * 4;
+            void *ws = NULL, *again = malloc(bytes);
+            CHECK(cudaMalloc(&ws, wsb) == cudaSuccess);
+            CHECK(cudaMemset(dout.ptr, 0xFF, bytes) == cudaSuccess);
+            CHECK(tetra_context_set_workspace(ctx, ws, wsb) == TETRA_OK);
+            o.tile_m = tile_m;
+            o.splits = splits;
+            CHECK_MSG(tetra_gemm(ctx, &A.g, &B.g, &gout, &o) == TETRA_OK, "%s", tetra_last_error());
+            o.tile_m = o.splits = 0;
+            tu_dev_download(&dout, again, bytes);
+            CHECK(cudaDeviceSynchronize() == cudaSuccess);
+            CHECK(tetra_context_set_workspace(ctx, NULL, 0) == TETRA_OK);
+            cudaFree(ws);
+            CHECK_MSG(memcmp(again, hout, bytes) == 0, "tile_m %d splits %d: the reduce kernel and the in-kernel reduce differ",
+                      tile_m, splits);
+            free(again);
+        }
         CHECK(tu_dev_check_guards(&dout, "large d"));
         tu_dev_free(&dout);
         print_hash(splits ? "pinned" : "large", path, M, N, K, 1, outs[t], hout, bytes);
@@ -677,7 +699,12 @@ int main(void) {
             {1, 200, 4128, 64, 1},    {63, 200, 2048, 64, 3},   {65, 520, 2048, 64, 1},
             {100, 200, 32, 64, 1},    {64, 264, 1472, 64, 16},  {33, 8, 640, 64, 1},
             {100, 392, 2080, 128, 2}, {129, 200, 4128, 128, 5}, {128, 520, 864, 128, 1},
-            {128, 136, 1472, 128, 3}, {65, 200, 4128, 128, 16}, {1, 200, 96, 128, 1}};
+            {128, 136, 1472, 128, 3}, {65, 200, 4128, 128, 16}, {1, 200, 96, 128, 1},
+            /* split-K reduced in the kernel's last CTA per tile at 2 splits (fused, checked
+             * against the reduce kernel bit for bit; 3 and 16 splits take the reduce kernel in
+             * both runs): M = 17 and 128; N % 4 != 0 (its element path: 198, 202), N tails */
+            {17, 202, 1472, 64, 2},   {128, 264, 4128, 128, 16}, {64, 198, 2048, 64, 2},
+            {65, 198, 2048, 128, 3},  {128, 7168, 2048, 128, 2}, {1, 264, 2048, 64, 16}};
         for (size_t i = 0; i < sizeof t_pins / sizeof t_pins[0]; i++)
             pinned_case(ctx, TETRA_PATH_WGMMA_T, t_pins[i][0], t_pins[i][1], t_pins[i][2],
                         i == 3 || i == 17 ? TETRA_DTYPE_FP16 : TETRA_DTYPE_BF16, (int)t_pins[i][3],

@@ -126,6 +126,10 @@ struct sm90_params {
      * them in split order */
     int splits;
     float *ws;
+    /* the transposed kernel's in-kernel split-K reduce (NULL: the reduce kernel runs):
+     * one arrival counter per output tile after the partials, and this launch's tag */
+    unsigned long long *counters;
+    unsigned long long tag;
     int diag; /* TETRA_GEMM_DIAG builds only: 1 no dequant, 3 no scale loads, 4 = 1+3 */
 };
 
@@ -958,21 +962,136 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
 #endif
 }
 
+/* One output of a split-K product from its split-ordered FP32 sum: scale, then bias, each
+ * rounded on its own (the reduce kernel and the transposed kernel's last-CTA reduce share
+ * this, so both give the same bits), stored in D's dtype. */
+__device__ __forceinline__ void splitk_store(const sm90_params &p, float scale, int l, int r, int c, float v) {
+    const int64_t dsz = p.d_dtype == TETRA_DTYPE_FP32 ? 4 : 2;
+    v = __fmul_rn(v, scale);
+    if (p.bias) v = __fadd_rn(v, tetra_load_dense(p.bias, c, (tetra_dtype)p.bias_dtype));
+    tetra_store_dense((uint8_t *)p.d + (int64_t)l * p.d_batch * dsz, (int64_t)r * p.ldd + c, (tetra_dtype)p.d_dtype,
+                      v);
+}
+
 /* Split-K: D = scale * sum over splits (in split order, so repeats are bit-identical) of
- * the FP32 partial sums, + bias. One output per thread, coalesced along N. */
+ * the FP32 partial sums, + bias. One output per thread, coalesced along N; grid y = batch.
+ * 32-bit index math (M * N < 2^31, checked by prepare_sm90): the 64-bit divisions it
+ * replaces were three calls to a division routine per output. */
 __global__ void gemm_wgmma_splitk_reduce(const sm90_params p) {
-    const int64_t mn = (int64_t)p.m * p.n, total = mn * p.batch;
+    const uint32_t mn = (uint32_t)p.m * (uint32_t)p.n, n = (uint32_t)p.n;
+    const int l = (int)blockIdx.y;
     const float scale = tetra_gemm_scale(p.alpha, NULL, p.gb);
-    const size_t dsz = p.d_dtype == TETRA_DTYPE_FP32 ? 4 : 2;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t l = i / mn, r = (i % mn) / p.n, c = i % p.n;
+    const int64_t split_stride = (int64_t)mn * p.batch;
+    const float *src = p.ws + (int64_t)l * mn;
+    /* i + stride < 2^31 + 2^20 fits in 32 unsigned bits */
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < mn; i += gridDim.x * blockDim.x) {
+        const uint32_t r = i / n, c = i - r * n;
         float v = 0.0f;
-        for (int sp = 0; sp < p.splits; sp++) v += p.ws[(int64_t)sp * total + i];
-        v *= scale;
-        if (p.bias) v += tetra_load_dense(p.bias, c, (tetra_dtype)p.bias_dtype);
-        tetra_store_dense((uint8_t *)p.d + l * p.d_batch * (int64_t)dsz, r * p.ldd + c, (tetra_dtype)p.d_dtype, v);
+        for (int sp = 0; sp < p.splits; sp++) v = __fadd_rn(v, __ldcg(src + sp * split_stride + i));
+        splitk_store(p, scale, l, (int)r, (int)c, v);
     }
 }
+
+#if TETRA_SM90_DEVICE
+/* The transposed kernel's split-K tail, in the kernel (no second launch): the last CTA of
+ * an output tile to arrive sums the tile's partials in split order, with the same FP32
+ * adds in the same order as gemm_wgmma_splitk_reduce, so both give the same bits. A tile's
+ * 64-bit counter holds (tag << 24 | arrivals); a counter whose tag is not this launch's
+ * (fresh or reused workspace) counts as zero, and the last CTA leaves (tag, 0) behind,
+ * so graph replays of one launch start clean too (the scheme of gemv.cu). */
+__device__ __forceinline__ int splitk_arrive_last(unsigned long long *ctr, unsigned long long tag, int splits) {
+    unsigned long long cur = tag, next; /* first guess: no arrivals yet; a failed CAS returns the value */
+    for (;;) {
+        next = ((cur & ~0xFFFFFFull) == tag ? cur : tag) + 1;
+        const unsigned long long prev = atomicCAS(ctr, cur, next);
+        if (prev == cur) break;
+        cur = prev;
+    }
+    if ((int)(next & 0xFFFFFFull) != splits) return 0;
+    atomicExch(ctr, tag);
+    return 1;
+}
+
+/* bar.red.or over the COUNT threads of named barrier ID: whether any of them passed v != 0 */
+template <int ID, int COUNT> __device__ __forceinline__ int named_bar_or(int v) {
+    int r;
+    asm volatile("{\n.reg .pred p, q;\nsetp.ne.s32 p, %1, 0;\nbar.red.or.pred q, %2, %3, p;\n"
+                 "selp.s32 %0, 1, 0, q;\n}\n"
+                 : "=r"(r)
+                 : "r"(v), "n"(ID), "n"(COUNT)
+                 : "memory");
+    return r;
+}
+
+/* Called by the 256 consumer threads after their partial stores. The tile: tokens m0 ..
+ * m0 + BT - 1, weight rows n0 .. n0 + 127 of batch l. Thread t sums 4 consecutive n
+ * (chunk t % 32) of the BT / 8 rows t / 32 + 8j: per split, all its rows' loads are issued
+ * before any add (BT / 8 16-byte loads in flight per thread), then added in split order. */
+template <int BT>
+__device__ __forceinline__ void splitk_last_cta(const sm90_params &p, int m0, int n0, int l) {
+    enum { ROWS = BT / 8, G = ROWS < 16 ? ROWS : 16 };
+    __threadfence(); /* this thread's partial stores, visible before the arrival below */
+    int last = 0;
+    if (threadIdx.x == 0) {
+        const uint32_t tile = ((uint32_t)l * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+        last = splitk_arrive_last(p.counters + tile, p.tag, p.splits);
+    }
+    if (!named_bar_or<EPI_BAR_CONSUMERS, W_CONSUMERS>(last)) return;
+    __threadfence(); /* the other splits' partials: read after their arrivals */
+    const int t = (int)threadIdx.x, c0 = n0 + 4 * (t % 32), r0 = t / 32;
+    const int cn = min(4, p.n - c0); /* columns of this chunk inside N (<= 0: none) */
+    if (cn <= 0) return;
+    const bool vec = cn == 4 && p.n % 4 == 0; /* 16-byte aligned chunk (ws is 256-byte aligned) */
+    const int64_t mn = (int64_t)p.m * p.n, split_stride = mn * p.batch;
+    const float *src = p.ws + (int64_t)l * mn + (int64_t)(m0 + r0) * p.n + c0;
+    const float scale = tetra_gemm_scale(p.alpha, NULL, p.gb);
+    /* groups of G rows: registers for G accumulators and G loads (BT 256: two groups) */
+#pragma unroll 1
+    for (int g0 = 0; g0 < ROWS; g0 += G) {
+        const int rows_left = p.m - m0 - r0 - 8 * g0; /* row j of the group is valid iff 8j < rows_left */
+        if (rows_left <= 0) break;
+        const float *gsrc = src + (int64_t)(8 * g0) * p.n;
+        float4 v[G];
+#pragma unroll
+        for (int j = 0; j < G; j++) v[j] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll 1
+        for (int sp = 0; sp < p.splits; sp++) {
+            const float *q = gsrc + sp * split_stride;
+            float4 x[G];
+#pragma unroll
+            for (int j = 0; j < G; j++) {
+                x[j] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                if (8 * j >= rows_left) continue;
+                const float *qj = q + (int64_t)(8 * j) * p.n;
+                if (vec) {
+                    x[j] = __ldcg((const float4 *)qj);
+                } else {
+                    x[j].x = __ldcg(qj);
+                    if (cn > 1) x[j].y = __ldcg(qj + 1);
+                    if (cn > 2) x[j].z = __ldcg(qj + 2);
+                    if (cn > 3) x[j].w = __ldcg(qj + 3);
+                }
+            }
+#pragma unroll
+            for (int j = 0; j < G; j++) {
+                v[j].x = __fadd_rn(v[j].x, x[j].x);
+                v[j].y = __fadd_rn(v[j].y, x[j].y);
+                v[j].z = __fadd_rn(v[j].z, x[j].z);
+                v[j].w = __fadd_rn(v[j].w, x[j].w);
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < G; j++) {
+            if (8 * j >= rows_left) break;
+            const int m = m0 + r0 + 8 * (g0 + j);
+            splitk_store(p, scale, l, m, c0, v[j].x);
+            if (cn > 1) splitk_store(p, scale, l, m, c0 + 1, v[j].y);
+            if (cn > 2) splitk_store(p, scale, l, m, c0 + 2, v[j].z);
+            if (cn > 3) splitk_store(p, scale, l, m, c0 + 3, v[j].w);
+        }
+    }
+}
+#endif
 
 /* ---- v7: D^T[N,M] = B[N,K] * A[M,K]^T (docs/notes/gemm-sm90.md, "v7").
  * The dequantized weights are wgmma's A operand from registers and the activations its B
@@ -1202,6 +1321,8 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
         else store_staged<2, BT>(stage, d, ldd, p.m - m0, p.n - nh, (uint32_t)wg, tw, vec);
     }
     cluster_wait(); /* see cluster_arrive after the K loop */
+    /* split-K: the tile's last CTA to arrive writes D (no reduce kernel) */
+    if (to_ws && p.counters) splitk_last_cta<BT>(p, m0, n0, l);
 #else
     (void)tm_a;
     (void)tm_b;
@@ -1278,10 +1399,10 @@ static wgmma_config choose_config(const tetra_gemm_problem *p, int sms) {
 
 /* The split-K reduction (both kernel families write the same FP32 partial layout). */
 static tetra_status launch_splitk_reduce(const sm90_params &prm, cudaStream_t stream) {
-    const int64_t total = (int64_t)prm.m * prm.n * prm.batch;
-    int64_t blocks = (total + 255) / 256;
+    const int64_t mn = (int64_t)prm.m * prm.n;
+    int64_t blocks = (mn + 255) / 256;
     if (blocks > 4096) blocks = 4096;
-    gemm_wgmma_splitk_reduce<<<(unsigned)blocks, 256, 0, stream>>>(prm);
+    gemm_wgmma_splitk_reduce<<<dim3((unsigned)blocks, (unsigned)prm.batch), 256, 0, stream>>>(prm);
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
 }
@@ -1389,6 +1510,8 @@ static tetra_status prepare_sm90(const tetra_gemm_problem *p, const char *name, 
     prm->batch = (int)p->batch;
     prm->splits = splits;
     prm->ws = NULL;
+    prm->counters = NULL;
+    prm->tag = 0;
     if (splits > 1) {
         void *ws;
         tetra_status st = tetra_context_workspace(p->ctx, (size_t)splits * (size_t)(p->m * p->n * p->batch) * 4, &ws);
@@ -1434,6 +1557,13 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
  *   (112 CTAs: s = 2 is 2 waves of 32 K-tiles = 1 wave of 64) is not taken. The choice
  *   depends on the shape and the SM count only, so repeats are bit-identical. */
 enum { T_FIXED = 2, T_REDUCE = 4 };
+/* The last CTA of a tile sums the split-K partials in the kernel for up to this many
+ * splits; more go to the reduce kernel. One CTA per tile reads splits x 128 x BT FP32
+ * serially: a tail. Device run 21 (cross-build, against cuBLAS in each binary): in-kernel at
+ * 2 splits 1.06-1.09x the reduce kernel's speed (128x7168x16384, 128x7168x2048), at 4
+ * splits 0.88-0.93x (64x4096x14336, 128x4096x7168); at 16 (256x768x6144) it ran at 0.20x
+ * cuBLAS, not timed against the reduce kernel. */
+enum { T_FUSED_MAX_SPLITS = 2 };
 struct wgmma_t_config { int bt, splits; };
 static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
     wgmma_t_config c;
@@ -1464,21 +1594,33 @@ static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
     return c;
 }
 
+/* The transposed kernel's grid x: 128-row weight tiles, rounded up to whole clusters. */
+static unsigned grid_x_t(int64_t n) {
+    const int64_t tiles = (n + cfg_t<256>::BN - 1) / cfg_t<256>::BN;
+    return (unsigned)((tiles + T_CLUSTER - 1) / T_CLUSTER * T_CLUSTER);
+}
+
+/* Counter tags of the in-kernel split-K reduce: distinct per launch (bits 24..63 of a
+ * counter word), never 0 so that zeroed memory reads as another launch's. */
+static unsigned long long next_splitk_tag(void) {
+    static unsigned long long launches = 0;
+    const unsigned long long n = __sync_add_and_fetch(&launches, 1ull);
+    return ((n % 0xFFFFFFFFFFull) + 1) << 24;
+}
+
 /* 128 weight rows x BT tokens per CTA, in clusters of 2 CTAs along N that share each
  * activation tile (grid x rounded up to even: the kernel's CTA past N stores nothing). */
 template <bool IS_BF16, int BT>
 static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &prm,
                              const tetra_gemm_problem *p, cudaStream_t stream) {
     typedef cfg_t<BT> C;
-    const unsigned nblocks = (unsigned)((p->n + C::BN - 1) / C::BN);
     cudaLaunchConfig_t lc = {};
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeClusterDimension;
     attr[0].val.clusterDim.x = T_CLUSTER;
     attr[0].val.clusterDim.y = 1;
     attr[0].val.clusterDim.z = 1;
-    lc.gridDim = dim3((nblocks + T_CLUSTER - 1) / T_CLUSTER * T_CLUSTER, (unsigned)((p->m + BT - 1) / BT),
-                      (unsigned)(p->batch * prm.splits));
+    lc.gridDim = dim3(grid_x_t(p->n), (unsigned)((p->m + BT - 1) / BT), (unsigned)(p->batch * prm.splits));
     lc.blockDim = dim3(W_THREADS);
     lc.dynamicSmemBytes = C::SMEM_BYTES;
     lc.stream = stream;
@@ -1505,7 +1647,7 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
     }
     TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, gemm_wgmma_t_kernel<IS_BF16, BT>, tm_a, tm_b, prm));
     TETRA_LAUNCH_CHECK();
-    return prm.splits > 1 ? launch_splitk_reduce(prm, stream) : TETRA_OK;
+    return prm.splits > 1 && !prm.counters ? launch_splitk_reduce(prm, stream) : TETRA_OK;
 }
 
 extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
@@ -1519,6 +1661,26 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
     /* A's box is half the tile: each CTA of a pair loads one half for both */
     st = prepare_sm90(p, "wgmma-T GEMM", cf.bt / T_CLUSTER, cfg_t<256>::BN, cf.splits, &tm_a, &tm_b, &prm);
     if (st != TETRA_OK) return st;
+    if (prm.splits > 1 && prm.splits <= T_FUSED_MAX_SPLITS) {
+        /* Split-K reduces in the kernel when the workspace also holds one counter per output
+         * tile after the partials (a regrown buffer replaces prepare_sm90's: nothing was
+         * queued on it yet). A workspace that cannot hold the counters (a fixed user one,
+         * or no memory): the reduce kernel, which gives the same bits. */
+        const size_t partial_bytes = (size_t)prm.splits * (size_t)(p->m * p->n * p->batch) * 4;
+        const size_t ctr_off = (partial_bytes + 255) / 256 * 256;
+        const size_t tiles = (size_t)grid_x_t(p->n) * (size_t)((p->m + cf.bt - 1) / cf.bt) * (size_t)p->batch;
+        void *ws;
+        if (tetra_context_workspace(p->ctx, ctr_off + tiles * 8, &ws) == TETRA_OK) {
+            prm.ws = (float *)ws;
+            prm.counters = (unsigned long long *)((uint8_t *)ws + ctr_off);
+            prm.tag = next_splitk_tag();
+        } else {
+            /* a failed regrow frees the old buffer first: ask again for the partials alone */
+            tetra_clear_error();
+            if ((st = tetra_context_workspace(p->ctx, partial_bytes, &ws)) != TETRA_OK) return st;
+            prm.ws = (float *)ws;
+        }
+    }
     {
         cudaStream_t stream = TETRA_STREAM(p);
         if (p->a.dtype == TETRA_DTYPE_BF16)
