@@ -34,7 +34,19 @@ static int g_negative_scale;
 typedef struct {
     double err, floor, bound;
     int nonfinite, gaps_ok, lse_ok, status;
+    unsigned long long hash; /* FNV-1a of O's buffer and lse (TETRA_ATTN_TEST_HASH) */
 } attn_result;
+
+/* TETRA_ATTN_TEST_HASH=1 prints an FNV-1a hash of every run's output (O's whole buffer,
+ * gaps included, then lse when requested): two builds that should compute identical bits
+ * can be compared by diffing the "hash" lines (the inputs are seeded). */
+static int g_hash;
+
+static unsigned long long fnv1a(unsigned long long h, const void *data, size_t n) {
+    const unsigned char *b = (const unsigned char *)data;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
 
 static const char *dt_name(tetra_dtype dt) { return dt == TETRA_DTYPE_BF16 ? "bf16" : "fp16"; }
 
@@ -134,8 +146,10 @@ static void problem_free(problem *p) {
 }
 
 /* Path 3 at D=64 runs 192-row tiles (3 consumer warpgroups) or 128-row tiles (2),
- * chosen per shape by the host; args.tile_rows pins one, so every D=64 case runs path 3
- * at both heights. NULL: the host's choice. */
+ * chosen per shape by the host, which may also finish a 192-row grid with 128-row tiles
+ * (non-causal, a partly filled last round); args.tile_rows pins one height, so every D=64
+ * case runs path 3 at both heights and as the host chooses ("0", printed rows=0).
+ * NULL: the host's choice. */
 static const char *g_rows;
 
 /* Run on the device with `path`; `scale_mul` and `drop_keys` make defective calls. */
@@ -167,6 +181,8 @@ static attn_result problem_run(const problem *p, tetra_context *ctx, int path, f
     } else {
         tu_dev_download(&dout, o, (size_t)p->o_el * 2);
         tu_dev_download(&dlse, lse, (size_t)nlse * sizeof(float));
+        res.hash = fnv1a(0xcbf29ce484222325ull, o, (size_t)p->o_el * 2);
+        if (c->with_lse) res.hash = fnv1a(res.hash, lse, (size_t)nlse * sizeof(float));
     }
     tu_dev_check_guards(&dout, "attention O");
     tu_dev_check_guards(&dlse, "attention lse");
@@ -224,6 +240,11 @@ static void print_case(const attn_case *c, int path, const attn_result *r, const
            (long long)c->Nq, (long long)c->Nk, (long long)c->Hq, (long long)c->Hkv, c->layout, path,
            g_rows ? " rows=" : "", g_rows ? g_rows : "", r->err, r->floor, r->bound, r->err / r->bound,
            r->nonfinite ? " NONFINITE" : "", r->gaps_ok ? "" : " GAP-WRITTEN");
+    if (g_hash)
+        printf("  hash %s D=%d %s B=%lld Nq=%lld Nk=%lld Hq=%lld Hkv=%lld layout=%d path=%d%s%s %016llx\n",
+               dt_name(c->dt), c->D, c->causal ? "causal" : "full", (long long)c->B, (long long)c->Nq,
+               (long long)c->Nk, (long long)c->Hq, (long long)c->Hkv, c->layout, path, g_rows ? " rows=" : "",
+               g_rows ? g_rows : "", r->hash);
 }
 
 /* Path 3 (Hopper wgmma) runs only on sm_90 with a build holding sm_90a code; elsewhere
@@ -268,8 +289,8 @@ static void check_case(tetra_context *ctx, const attn_case *c, uint64_t seed, co
         CHECK_MSG(r.status == TETRA_ERR_UNSUPPORTED, "path 3 took unaligned strides (status %d)", r.status);
     }
     for (int i = 0; i < npaths; i++) {
-        static const char *heights[2] = {"128", "192"};
-        const int forced = paths[i] == 3 && c->D == 64 ? 2 : 0;
+        static const char *heights[3] = {"128", "192", "0"};
+        const int forced = paths[i] == 3 && c->D == 64 ? 3 : 0;
         for (int f = 0; f < (forced ? forced : 1); f++) {
             attn_result r;
             int pass;
@@ -423,6 +444,7 @@ int main(void) {
     uint64_t seed = 1000;
     printf("gate: max|kernel - oracle| <= %.1f * max|round_dtype(roundP ref) - oracle| + %.0e\n",
            GATE_FACTOR, GATE_SLACK);
+    g_hash = getenv("TETRA_ATTN_TEST_HASH") != NULL;
     g_path3 = probe_path3(ctx);
     /* The grid: dtype x D x causal x N, MHA, contiguous; path 2, the reference, auto. */
     for (int dt = 0; dt < 2; dt++)
@@ -509,10 +531,39 @@ int main(void) {
         g_negative_scale = 0;
         for (size_t i = 0; i < sizeof heights / sizeof heights[0]; i++)
             check_case(ctx, &heights[i], seed++, heights_paths, 2);
+        /* Persistent CTAs walking several tiles (on an H200's 132 SMs), the Q buffer and
+         * the K/V ring handed from tile to tile: tiles of one key block (Q released and
+         * reloaded every other turn) and of two (fewer than D=64's 3 stages). */
+        const attn_case short_keys[] = {
+            {TETRA_DTYPE_BF16, 128, 0, 2, 1100, 100, 16, 4, 0, 2, 1},
+            {TETRA_DTYPE_FP16, 64, 0, 2, 1500, 200, 16, 16, 1, 2, 1},
+            /* D=64 shapes whose 192-row grid the host finishes with 128-row tiles (rows=0):
+             * 4 of 6 blocks of 192 rows per head as full tiles, then 3 of 128 rows, the last
+             * of 76 rows (one consumer works, two sit out); 3 of 5, then 3 of 128, the last
+             * of 18 rows */
+            {TETRA_DTYPE_BF16, 64, 0, 2, 1100, 300, 16, 4, 0, 2, 1},
+            {TETRA_DTYPE_FP16, 64, 0, 1, 850, 1000, 40, 8, 1, 2, 1},
+        };
+        for (size_t i = 0; i < sizeof short_keys / sizeof short_keys[0]; i++)
+            check_case(ctx, &short_keys[i], seed++, mma_only, 1);
     }
     check_defects(ctx);
     if (tu_quick()) printf("large cases skipped (TETRA_TEST_QUICK)\n");
-    else check_large(ctx);
+    else {
+        check_large(ctx);
+        /* The benchmark's N = 2048 non-causal shapes (B=2, H=16: 512 tiles of 128 rows at
+         * D=128, 352 of 192 or 512 of 128 at D=64, 2.7-3.9 tiles per CTA), then ragged
+         * N (partial query tile and key block) with GQA and a padded layout; lse checked.
+         * D=64 runs both tile heights (check_case). */
+        const attn_case n2048[] = {
+            {TETRA_DTYPE_BF16, 128, 0, 2, 2048, 2048, 16, 16, 0, 2, 1},
+            {TETRA_DTYPE_BF16, 64, 0, 2, 2048, 2048, 16, 16, 0, 2, 1},
+            {TETRA_DTYPE_FP16, 128, 0, 2, 2000, 2100, 16, 4, 1, 2, 1},
+            {TETRA_DTYPE_FP16, 64, 0, 2, 1900, 2047, 16, 2, 1, 2, 1},
+        };
+        for (size_t i = 0; i < sizeof n2048 / sizeof n2048[0]; i++)
+            check_case(ctx, &n2048[i], seed++, mma_only, 1);
+    }
     check_bad_inputs(ctx);
     tetra_context_destroy(ctx);
     return tu_finish("gpu_attention");

@@ -20,7 +20,10 @@
  *                cores. Ping-pong: the consumers take turns issuing their GEMMs (named
  *                barriers), so one warpgroup's softmax overlaps the others' GEMMs.
  * Non-causal problems with more tiles than SMs run persistent CTAs (one per SM), each
- * walking several tiles with the ring, Q buffer and ping-pong carried over.
+ * walking several tiles with the ring, Q buffer and ping-pong carried over. At D=64 with
+ * 192-row tiles (non-causal) the host may finish the grid with 128-row tiles where the
+ * last round would be partial (plan_tall_qblocks): in those, and in a partial last tile,
+ * a consumer whose 64 rows lie past the tile sits it out (takes its turns without GEMMs).
  * Key blocks are visited from the last to the first, so the blocks that need the mask
  * (the partial last block, the causal diagonal) come first and the rest run mask-free.
  * Out-of-range rows of Q, K, V are zero-filled by TMA; keys >= Nk are masked.
@@ -56,9 +59,13 @@ struct Sm90Params {
     int64_t os[3];          /* element strides of O: B, N, H */
     int batch, nq, nk, hq, group;
     int causal_offset;      /* nk - nq: query i sees keys j <= i + offset */
-    int num_qblocks;
-    int num_tiles;          /* num_qblocks * batch * hq; a CTA takes tiles blockIdx.x + k * gridDim.x */
+    int num_qblocks;        /* full-height (64 * C rows) query blocks per (batch, head) */
+    int num_tiles;          /* num_tall + the 128-row tiles; a CTA takes tiles blockIdx.x + k * gridDim.x */
     float scale_log2;       /* scale * log2(e) */
+    /* The mixed grid (D=64, 3 consumers, non-causal only; other kernels ignore these):
+     * full-height tiles numbered first, then 128-row tiles for the rows from short_q0 on. */
+    int num_tall;           /* num_qblocks * batch * hq */
+    int short_q0;           /* num_qblocks * 192, at most nq */
 };
 
 /* The three TMA descriptors live in the kernel's parameter space (__grid_constant__),
@@ -369,23 +376,39 @@ __device__ __forceinline__ bool block_needs_mask(const Sm90Params &p, int kb, in
     const int last_key = (kb + 1) * kBlockN - 1;
     return last_key >= p.nk || (CAUSAL && last_key > first_row + p.causal_offset) || p.scale_log2 < 0.0f;
 }
-/* One tile: 128 query rows of one (batch, head), and how many key blocks it visits. */
+/* One tile: up to BM query rows of one (batch, head) from q0 on, of which the first
+ * `rows` exist (MIXED kernels only: there a consumer whose 64 rows start at or past
+ * `rows` sits the tile out), and how many key blocks it visits. */
 struct Sm90Tile {
-    int b, h, hk, q0, nkb;
+    int b, h, hk, q0, rows, nkb;
 };
 
-/* Heaviest first (LPT): tile i is query block num_qblocks - 1 - i / (B*Hq), heads
- * varying fastest, so every head's most expensive causal tiles come first. */
-template <bool CAUSAL, int BM>
+/* Full-height tiles first, heaviest first (LPT): tile i is query block
+ * num_qblocks - 1 - i / (B*Hq), heads varying fastest, so every head's most expensive
+ * causal tiles come first. MIXED (the non-causal 192-row kernel): then 128-row tiles
+ * covering the rows from short_q0 on (plan_tall_qblocks), two consumers at work. Without
+ * MIXED: the plain grid's code as before the mixed grid (rows unused). */
+template <bool CAUSAL, int BM, bool MIXED>
 __device__ __forceinline__ Sm90Tile decode_tile(const Sm90Params &p, int tile) {
     Sm90Tile t;
     const int bh_count = p.batch * p.hq;
-    const int qb = p.num_qblocks - 1 - tile / bh_count;
-    const int bh = tile % bh_count;
-    t.b = bh / p.hq;
-    t.h = bh % p.hq;
+    if constexpr (MIXED) {
+        const bool short_tile = tile >= p.num_tall;
+        const int j = short_tile ? tile - p.num_tall : tile;
+        const int bh = j % bh_count;
+        t.b = bh / p.hq;
+        t.h = bh % p.hq;
+        t.q0 = short_tile ? p.short_q0 + (j / bh_count) * 128 : (p.num_qblocks - 1 - j / bh_count) * BM;
+        t.rows = min(short_tile ? 128 : BM, p.nq - t.q0);
+    } else {
+        const int qb = p.num_qblocks - 1 - tile / bh_count;
+        const int bh = tile % bh_count;
+        t.b = bh / p.hq;
+        t.h = bh % p.hq;
+        t.q0 = qb * BM;
+        t.rows = BM;
+    }
     t.hk = t.h / p.group;
-    t.q0 = qb * BM;
     t.nkb = (p.nk + kBlockN - 1) / kBlockN;
     if (CAUSAL) {
         const int last_key = t.q0 + BM - 1 + p.causal_offset; /* of the tile's last row */
@@ -407,6 +430,9 @@ __global__ void __launch_bounds__(Sm90Smem<D, C>::kThreads, 1)
     const uint32_t sQ = base + L::kQ, sK = base + L::kK, sV = base + L::kV, bars = base + L::kBar;
     const uint32_t bar_q = bars;
     constexpr int kStages = L::kStages;
+    /* The sit-out and the 128-row tiles exist only in the non-causal 192-row kernel; every
+     * other instantiation compiles to the plain grid's code. */
+    constexpr bool kMixed = D == 64 && C == 3 && !CAUSAL;
 #define FULL_K(st) (bars + 8u * (1u + (uint32_t)(st)))
 #define FULL_V(st) (bars + 8u * (1u + kStages + (uint32_t)(st)))
 #define EMPTY_K(st) (bars + 8u * (1u + 2u * kStages + (uint32_t)(st)))
@@ -445,7 +471,7 @@ __global__ void __launch_bounds__(Sm90Smem<D, C>::kThreads, 1)
             asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&maps.v) : "memory");
             int it = 0, qn = 0;
             for (int tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
-                const Sm90Tile t = decode_tile<CAUSAL, L::kBlockM>(p, tile);
+                const Sm90Tile t = decode_tile<CAUSAL, L::kBlockM, kMixed>(p, tile);
                 if (t.nkb == 0) continue;
                 mbar_wait(empty_q, (qn & 1) ^ 1); /* the previous tile's last S = Q K^T is done */
                 qn++;
@@ -494,8 +520,36 @@ __global__ void __launch_bounds__(Sm90Smem<D, C>::kThreads, 1)
     if (wc == L::kConsumers - 1) named_bar_arrive(other_turn, 256);
 
     for (int tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
-        const Sm90Tile t = decode_tile<CAUSAL, L::kBlockM>(p, tile);
+        const Sm90Tile t = decode_tile<CAUSAL, L::kBlockM, kMixed>(p, tile);
         const int nkb = t.nkb;
+        if (kMixed && wc * 64 >= t.rows) {
+            /* This warpgroup's rows lie past the tile's (a 128-row tile, or a partial last
+             * one): no GEMMs, no store, but the tile's nkb + 1 turns, taken empty (every
+             * consumer takes as many), and every Q, K, V fill it would have read released,
+             * each after the fill landed so that the release counts toward that fill.
+             * The other warpgroups' rows get the same GEMMs and softmax as in a full tile.
+             * (nkb is never 0 here, non-causal with Nk >= 1; such a tile would have no
+             * turns and no loads.) */
+            if (nkb > 0) {
+                mbar_wait(bar_q, qn & 1);
+                qn++;
+                for (int i = 0; i < nkb; i++, it++) {
+                    const int st = it % kStages;
+                    named_bar_sync(my_turn, 256);
+                    named_bar_arrive(other_turn, 256);
+                    mbar_wait(FULL_K(st), (it / kStages) & 1);
+                    mbar_wait(FULL_V(st), (it / kStages) & 1);
+                    if (lane == 0) {
+                        mbar_arrive(EMPTY_K(st));
+                        mbar_arrive(EMPTY_V(st));
+                        if (i == nkb - 1) mbar_arrive(empty_q);
+                    }
+                }
+                named_bar_sync(my_turn, 256); /* the tail P V's turn */
+                named_bar_arrive(other_turn, 256);
+            }
+            continue;
+        }
         const int first_row = t.q0 + wc * 64; /* this warpgroup's first query row */
         const int row0 = first_row + warp * 16 + (lane >> 2);
         float o[D / 2];
@@ -731,6 +785,50 @@ int choose_consumers_d64(const tetra_context *ctx, const tetra_attention_args *a
     return estimate_sm_cost(a, 2, ctx->sms) < estimate_sm_cost(a, 3, ctx->sms) ? 2 : 3;
 }
 
+/* The busiest CTA's cost (kPassCost units) of the non-causal 192-row kernel when every
+ * (batch, head) runs its first `tall_qb` blocks of 192 rows as full tiles and the rest of
+ * its rows as 128-row tiles, numbered after all full ones. A 128-row tile has two
+ * consumers at work and the third sitting out: costed as two passes at the 2-consumer
+ * rate. CTA c of G = min(tiles, SMs) runs tiles c, c + G, ... */
+double split_cost(const tetra_attention_args *a, int64_t tall_qb, int sms) {
+    const int64_t bh = a->batch * a->heads_q, nkb = (a->seqlen_k + kBlockN - 1) / kBlockN;
+    const int64_t rest = a->seqlen_q - 192 * tall_qb;
+    const int64_t tall = tall_qb * bh, total = tall + (rest > 0 ? (rest + 127) / 128 : 0) * bh;
+    const int64_t g = total < sms ? total : sms;
+    /* CTA c runs ceil((tall - c) / g) full tiles and ceil((total - c) / g) in all: both
+     * step down once, at c = tall % g and c = total % g, so the maximum over c is at c = 0
+     * or one of those two (a constant number of steps per call: this runs on every call) */
+    const int64_t cs[3] = {0, tall % g, total % g};
+    double worst = 0.0;
+    for (int i = 0; i < 3; i++) {
+        const int64_t c = cs[i], n_tall = (tall - c + g - 1) / g, n_all = (total - c + g - 1) / g;
+        worst = fmax(worst, (double)n_tall * 3.0 * kPassCost[3] + (double)(n_all - n_tall) * 2.0 * kPassCost[2]);
+    }
+    return worst * (double)nkb;
+}
+
+/* How many 192-row blocks per (batch, head) the non-causal 192-row kernel runs as full
+ * tiles (the rest of the rows as 128-row tiles): all of them unless a split makes the
+ * busiest CTA's estimate smaller. A partly filled last round of full tiles is the case:
+ * B=2, H=16, N=2048 has 352 tiles of 192 rows on 132 SMs (3 rounds, the last 2/3 full);
+ * 8 blocks of 192 and 4 of 128 rows per head are 256 + 128 tiles, 2 full rounds and one
+ * of 128-row tiles: 8.32 instead of 9 passes per key block. Shapes of more than 64 rounds
+ * are not searched (quantization below 1/64 there). A pinned args.tile_rows gets the
+ * plain grid (the rows192 bench arm measures the split against it). Outputs do not
+ * depend on the split: every row is computed by one 64-row warpgroup with the same GEMMs,
+ * key-block order and softmax, whatever tile it falls in. */
+int64_t plan_tall_qblocks(const tetra_context *ctx, const tetra_attention_args *a) {
+    const int64_t nqb = (a->seqlen_q + 191) / 192, bh = a->batch * a->heads_q;
+    int64_t best = nqb;
+    if (a->causal || a->tile_rows || ctx->sms <= 0 || nqb * bh > 64 * (int64_t)ctx->sms) return best;
+    double best_cost = split_cost(a, nqb, ctx->sms);
+    for (int64_t k = nqb - 1; k >= 1 && k >= nqb - 64; k--) {
+        const double c = split_cost(a, k, ctx->sms);
+        if (c < best_cost * (1.0 - 1e-9)) best = k, best_cost = c;
+    }
+    return best;
+}
+
 template <bool BF16, bool CAUSAL>
 tetra_status launch_d64(tetra_context *ctx, const Sm90Maps &maps, const Sm90Params &p, int64_t ctas,
                         int consumers) {
@@ -794,12 +892,20 @@ extern "C" tetra_status tetra_launch_attention_sm90(tetra_context *ctx, const te
     p.hq = (int)a->heads_q;
     p.group = (int)(a->heads_q / a->heads_kv);
     p.causal_offset = (int)(a->seqlen_k - a->seqlen_q);
-    p.num_qblocks = (int)((a->seqlen_q + block_m - 1) / block_m);
+    /* full-height tiles, then (192-row kernel, non-causal, where it pays) 128-row tiles for
+     * the rest of the rows */
+    const int64_t tall_qb = consumers == 3 && !a->causal ? plan_tall_qblocks(ctx, a)
+                                                        : (a->seqlen_q + block_m - 1) / block_m;
+    const int64_t short_q0 = tall_qb * block_m, rest = a->seqlen_q - short_q0;
+    const int64_t tall = tall_qb * a->batch * a->heads_q;
+    const int64_t tiles = tall + (rest > 0 ? (rest + 127) / 128 : 0) * a->batch * a->heads_q;
     p.scale_log2 = (float)((double)a->scale * 1.4426950408889634);
-    const int64_t tiles = (int64_t)p.num_qblocks * a->batch * a->heads_q;
     if (tiles > INT32_MAX || a->batch * a->heads_q > INT32_MAX)
         return tetra_fail(TETRA_ERR_UNSUPPORTED, "attention path 3: %lld tiles exceed the grid limit",
                           (long long)tiles);
+    p.num_qblocks = (int)tall_qb;
+    p.num_tall = (int)tall;
+    p.short_q0 = (int)(short_q0 < a->seqlen_q ? short_q0 : a->seqlen_q);
     p.num_tiles = (int)tiles;
     /* Non-causal: persistent, one CTA per SM walking its tiles, so a tile's Q and first
      * K/V loads overlap the previous tile's tail and epilogue. Causal tiles differ up to
