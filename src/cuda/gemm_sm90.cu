@@ -1031,6 +1031,10 @@ template <int BT>
 __device__ __forceinline__ void splitk_last_cta(const sm90_params &p, int m0, int n0, int l) {
     enum { ROWS = BT / 8, G = ROWS < 16 ? ROWS : 16 };
     __threadfence(); /* this thread's partial stores, visible before the arrival below */
+    /* every consumer thread's stores and fence come before thread 0 counts the CTA in:
+     * without this barrier a thread of the other warpgroup could still be storing its
+     * partials when the last CTA reads them (found in review, session 5) */
+    named_bar_sync<EPI_BAR_CONSUMERS, W_CONSUMERS>();
     int last = 0;
     if (threadIdx.x == 0) {
         const uint32_t tile = ((uint32_t)l * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
