@@ -66,6 +66,34 @@ static inline void tetra_mark_done(std::atomic<unsigned long long> &done, int de
     if (device >= 0 && device < 64) done.fetch_or(1ull << device, std::memory_order_release);
 }
 
+/* Fixed-order split-K inside a kernel (gemv.cu, gemm_sm90.cu): the last CTA of an output
+ * tile to arrive sums the partials. Each tile's 64-bit counter holds (tag << 24 |
+ * arrivals); a counter whose tag is not this launch's (fresh or reused workspace) counts as
+ * zero, and the last CTA leaves (tag, 0) behind, so graph replays of one launch start clean
+ * too. Call after the CTA's partial stores are ordered before it (fence + barrier). */
+__device__ __forceinline__ bool tetra_arrive_last(unsigned long long *ctr, unsigned long long tag, int splits) {
+    /* first guess: this launch's tag with no arrivals; a failed CAS returns the value */
+    unsigned long long cur = tag, next;
+    for (;;) {
+        next = ((cur & ~0xFFFFFFull) == tag ? cur : tag) + 1;
+        const unsigned long long prev = atomicCAS(ctr, cur, next);
+        if (prev == cur) break;
+        cur = prev;
+    }
+    if ((int)(next & 0xFFFFFFull) != splits) return false;
+    atomicExch(ctr, tag);
+    return true;
+}
+
+/* The counter tag of one launch: distinct per launch across every kernel that uses
+ * tetra_arrive_last (one counter: an inline function's static is shared by all files),
+ * bits 24..63 of a counter word, never 0 so that zeroed memory reads as another launch's. */
+inline unsigned long long tetra_next_counter_tag() {
+    static std::atomic<unsigned long long> launches{0};
+    const unsigned long long n = ++launches;
+    return ((n % 0xFFFFFFFFFFull) + 1) << 24;
+}
+
 /* An E2M1 code (4 bits, sign included) as a float, exactly: its magnitude bits placed at
  * FP32 bits 24..22 and the sign at 31 read as the value times 2^-126 (code 1 a
  * subnormal); the multiply by 2^126 is exact. */

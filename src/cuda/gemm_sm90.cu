@@ -993,25 +993,6 @@ __global__ void gemm_wgmma_splitk_reduce(const sm90_params p) {
 }
 
 #if TETRA_SM90_DEVICE
-/* The transposed kernel's split-K tail, in the kernel (no second launch): the last CTA of
- * an output tile to arrive sums the tile's partials in split order, with the same FP32
- * adds in the same order as gemm_wgmma_splitk_reduce, so both give the same bits. A tile's
- * 64-bit counter holds (tag << 24 | arrivals); a counter whose tag is not this launch's
- * (fresh or reused workspace) counts as zero, and the last CTA leaves (tag, 0) behind,
- * so graph replays of one launch start clean too (the scheme of gemv.cu). */
-__device__ __forceinline__ int splitk_arrive_last(unsigned long long *ctr, unsigned long long tag, int splits) {
-    unsigned long long cur = tag, next; /* first guess: no arrivals yet; a failed CAS returns the value */
-    for (;;) {
-        next = ((cur & ~0xFFFFFFull) == tag ? cur : tag) + 1;
-        const unsigned long long prev = atomicCAS(ctr, cur, next);
-        if (prev == cur) break;
-        cur = prev;
-    }
-    if ((int)(next & 0xFFFFFFull) != splits) return 0;
-    atomicExch(ctr, tag);
-    return 1;
-}
-
 /* bar.red.or over the COUNT threads of named barrier ID: whether any of them passed v != 0 */
 template <int ID, int COUNT> __device__ __forceinline__ int named_bar_or(int v) {
     int r;
@@ -1023,7 +1004,11 @@ template <int ID, int COUNT> __device__ __forceinline__ int named_bar_or(int v) 
     return r;
 }
 
-/* Called by the 256 consumer threads after their partial stores. The tile: tokens m0 ..
+/* The transposed kernel's split-K tail, in the kernel (no second launch): the last CTA of
+ * an output tile to arrive (tetra_arrive_last, common.cuh) sums the tile's partials in
+ * split order, with the same FP32 adds in the same order as gemm_wgmma_splitk_reduce, so
+ * both give the same bits.
+ * Called by the 256 consumer threads after their partial stores. The tile: tokens m0 ..
  * m0 + BT - 1, weight rows n0 .. n0 + 127 of batch l. Thread t sums 4 consecutive n
  * (chunk t % 32) of the BT / 8 rows t / 32 + 8j: per split, all its rows' loads are issued
  * before any add (BT / 8 16-byte loads in flight per thread), then added in split order. */
@@ -1038,7 +1023,7 @@ __device__ __forceinline__ void splitk_last_cta(const sm90_params &p, int m0, in
     int last = 0;
     if (threadIdx.x == 0) {
         const uint32_t tile = ((uint32_t)l * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
-        last = splitk_arrive_last(p.counters + tile, p.tag, p.splits);
+        last = tetra_arrive_last(p.counters + tile, p.tag, p.splits);
     }
     if (!named_bar_or<EPI_BAR_CONSUMERS, W_CONSUMERS>(last)) return;
     __threadfence(); /* the other splits' partials: read after their arrivals */
@@ -1604,14 +1589,6 @@ static unsigned grid_x_t(int64_t n) {
     return (unsigned)((tiles + T_CLUSTER - 1) / T_CLUSTER * T_CLUSTER);
 }
 
-/* Counter tags of the in-kernel split-K reduce: distinct per launch (bits 24..63 of a
- * counter word), never 0 so that zeroed memory reads as another launch's. */
-static unsigned long long next_splitk_tag(void) {
-    static unsigned long long launches = 0;
-    const unsigned long long n = __sync_add_and_fetch(&launches, 1ull);
-    return ((n % 0xFFFFFFFFFFull) + 1) << 24;
-}
-
 /* 128 weight rows x BT tokens per CTA, in clusters of 2 CTAs along N that share each
  * activation tile (grid x rounded up to even: the kernel's CTA past N stores nothing). */
 template <bool IS_BF16, int BT>
@@ -1677,7 +1654,7 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
         if (tetra_context_workspace(p->ctx, ctr_off + tiles * 8, &ws) == TETRA_OK) {
             prm.ws = (float *)ws;
             prm.counters = (unsigned long long *)((uint8_t *)ws + ctr_off);
-            prm.tag = next_splitk_tag();
+            prm.tag = tetra_next_counter_tag();
         } else {
             /* a failed regrow frees the old buffer first: ask again for the partials alone */
             tetra_clear_error();

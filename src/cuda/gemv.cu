@@ -246,25 +246,6 @@ struct gemv_stage {
     uint32_t s[4][TETRA_WARP];
 };
 
-/* Fixed-order split-K inside the kernel: the last CTA of a row tile to arrive sums the
- * partials. Each tile's 64-bit counter holds (tag << 24 | arrivals); a counter whose tag
- * is not this launch's (fresh or reused workspace) counts as zero, and the last CTA
- * leaves (tag, 0) behind, so graph replays of the same launch start clean too. */
-__device__ __forceinline__ bool gemv_arrive_last(unsigned long long *ctr, unsigned long long tag,
-                                                 int splits) {
-    /* first guess: this launch's tag with no arrivals; a failed CAS returns the value */
-    unsigned long long cur = tag, next;
-    for (;;) {
-        next = ((cur & ~0xFFFFFFull) == tag ? cur : tag) + 1;
-        const unsigned long long prev = atomicCAS(ctr, cur, next);
-        if (prev == cur) break;
-        cur = prev;
-    }
-    if ((int)(next & 0xFFFFFFull) != splits) return false;
-    atomicExch(ctr, tag);
-    return true;
-}
-
 /*
  * The mma kernel. CTA = 4 warps = 128 weight rows; blockIdx.y = split of K (contiguous
  * 128-element segments), blockIdx.z = batch. Lane (g = lane/4, t = lane%4) of a warp owns
@@ -535,7 +516,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0)
-        last_cta = gemv_arrive_last(p.counters + l * tiles + blockIdx.x, p.tag, p.splits);
+        last_cta = tetra_arrive_last(p.counters + l * tiles + blockIdx.x, p.tag, p.splits);
     __syncthreads();
     if (!last_cta) return;
     __threadfence();
@@ -669,14 +650,6 @@ bool w_scales_fast_ok(const tetra_operand &o) {
     return o.scale_layout != TETRA_SCALE_LINEAR || o.scale_ld % 4 == 0;
 }
 
-/* Counter tags: distinct per launch (bits 24..63 of a counter word), never 0 so that
- * zeroed memory reads as another launch's. */
-unsigned long long next_counter_tag() {
-    static unsigned long long launches = 0;
-    const unsigned long long n = __sync_add_and_fetch(&launches, 1ull);
-    return ((n % 0xFFFFFFFFFFull) + 1) << 24;
-}
-
 template <int XK>
 tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     cudaStream_t stream = TETRA_STREAM(p);
@@ -717,7 +690,7 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
             prm.partial = (float *)((uint8_t *)ws + ctr_bytes);
             if (splits <= GEMV_LAST_CTA_MAX_SPLITS) {
                 prm.counters = (unsigned long long *)ws;
-                prm.tag = next_counter_tag();
+                prm.tag = tetra_next_counter_tag();
             }
         }
     }
