@@ -12,7 +12,8 @@
  * K block costs (>= 1e-2).
  *
  * Also: poisoned outputs and untouched padding, sentinel guards, bit-identical repeated
- * runs, pinned split counts 2 / 3 / 8 (last-CTA and second-launch reduce), batch invariance
+ * runs, pinned split counts 2 / 3 / 8 (last-CTA and second-launch reduce), odd segment counts
+ * per split (1, 3, 5, 9, 11 segments; a split beginning at an odd segment), batch invariance
  * (M = 16 once, then each row alone with M = 1, memcmp), M = 17
  * refused with UNSUPPORTED, and one call through TETRA_PATH_AUTO.
  * Seed: fixed (TEST_SEED, printed); every case derives its inputs from it. */
@@ -228,6 +229,19 @@ static int prob_make(prob *p, const tcase *c, uint64_t seed) {
 /* opts.splits for the next runs (0: the kernel's own choice); set around pinned cases only */
 static int g_splits;
 
+/* TETRA_GEMV_TEST_HASH=1 prints an FNV-1a hash of every gated output (the L x M x N
+ * elements), so two builds (a branch and main, or two compile-time switches) can be
+ * compared bit for bit by diffing the "hash" lines: the inputs are seeded, and equal split
+ * counts must give equal bits. */
+static int g_hash;
+
+static unsigned long long fnv1a(const void *data, size_t n) {
+    const unsigned char *b = data;
+    unsigned long long h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
 static tetra_status prob_run(tetra_context *ctx, prob *p, const tetra_matrix *x, tetra_matrix *y) {
     tetra_gemm_options o = tetra_gemm_options_default();
     o.alpha = p->c.alpha;
@@ -275,6 +289,9 @@ static int prob_check(tetra_context *ctx, prob *p, uint8_t **out) {
            c->name, M, N, c->K, L, s.normwise, fl.normwise, s.max_rel, fl.max_rel, s.rel_p99,
            ok ? "pass" : "FAIL");
     CHECK_MSG(ok, "%s: outside the gate (slack %.2e)", c->name, slack_for(c->K));
+    if (g_hash)
+        printf("  hash %-30s M=%lld N=%lld K=%lld L=%lld splits=%d %016llx\n", c->name, M, N, c->K,
+               L, g_splits, fnv1a(packed, (size_t)(L * M * N) * p->esz));
     free(packed);
     if (out) *out = y;
     else free(y);
@@ -374,6 +391,8 @@ int main(void) {
     const tetra_dtype BF = TETRA_DTYPE_BF16, H = TETRA_DTYPE_FP16, F4 = TETRA_DTYPE_NVFP4,
                       F32 = TETRA_DTYPE_FP32;
     uint64_t seed = TEST_SEED;
+    const char *hash_env = getenv("TETRA_GEMV_TEST_HASH");
+    g_hash = hash_env && hash_env[0] == '1';
     printf("gpu_gemv: seed %llu\n", (unsigned long long)TEST_SEED);
 
     /* every M in 1..16 on (256, 4096) and (4096, 4096), rotating X dtype, layouts, Y dtype */
@@ -459,6 +478,29 @@ int main(void) {
             snprintf(name, sizeof name, "splits=%d fp4 L=2", pins[i]);
             c4.name = name;
             run_case(ctx, &c4, seed++);
+        }
+        g_splits = 0;
+    }
+
+    /* odd segment counts per split (K / 128 = 1, 3, 9, 11): a ring that copies segments in
+     * pairs would end such a split with half a pair, and a split may begin at an odd
+     * segment (S = 2 at K = 1408: segments 0..4 and 5..10); both n-tile loops, every X dtype */
+    {
+        const struct {
+            int splits;
+            tcase c;
+        } half[] = {
+            {1, {"half pair K=1152 S=1", 16, 300, 1152, 1, BF, SWZ, LIN, F32, 0, 1.0f, 0, 0, G}},
+            {2, {"half pair K=1408 S=2 fp4", 9, 200, 1408, 1, F4, LIN, SWZ, BF, 0, 1.0f, 1, 0, G}},
+            {3, {"half pair K=1152 S=3 fp16", 5, 260, 1152, 2, H, SWZ, LIN, H, 1 + TETRA_DTYPE_FP32, 0.5f, 0, 0, G}},
+            {4, {"half pair K=1152 S=4", 3, 129, 1152, 1, BF, LIN, LIN, BF, 0, 1.0f, 0, 0, G}},
+            {1, {"one segment K=128", 16, 129, 128, 1, BF, LIN, LIN, F32, 0, 1.0f, 0, 0, G}},
+            {1, {"three segments K=384 fp4", 8, 256, 384, 1, F4, SWZ, SWZ, F32, 0, 1.0f, 0, 0, G}},
+        };
+        for (size_t i = 0; i < sizeof half / sizeof half[0]; i++) {
+            g_splits = half[i].splits;
+            if (i == 0) check_repeat(ctx, &half[i].c, seed++);
+            else run_case(ctx, &half[i].c, seed++);
         }
         g_splits = 0;
     }

@@ -668,6 +668,16 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     if (splits > max_splits) splits = max_splits;
     if (splits > 4096) splits = 4096;
     if (splits < 1) splits = 1;
+    {
+        /* At most max(8, nseg / 3) splits, i.e. >= 3 segments per split unless that leaves
+         * fewer than 8, then the fewest splits with the same longest split. Splits of 2
+         * segments lost 3-7% to 3-4 at 4096x4096, 768x6144 and 2048x6144 (run 23's tune
+         * data; confirmed cross-build in session 6's first call, notes: gemv.md). */
+        const int64_t cap = prm.nseg / 3 > 8 ? prm.nseg / 3 : 8;
+        if (splits > cap) splits = cap;
+        const int64_t longest = (prm.nseg + splits - 1) / splits;
+        splits = (prm.nseg + longest - 1) / longest;
+    }
     if (p->splits) { /* pinned (tests, tune): checked here, where the limits are known */
         if (p->splits > (max_splits > 1 ? max_splits : 1))
             return tetra_fail(TETRA_ERR_UNSUPPORTED,
