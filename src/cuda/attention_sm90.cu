@@ -37,6 +37,7 @@
 #include <cudaTypedefs.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 
 #include "common.cuh"
@@ -66,12 +67,17 @@ struct Sm90Params {
      * full-height tiles numbered first, then 128-row tiles for the rows from short_q0 on. */
     int num_tall;           /* num_qblocks * batch * hq */
     int short_q0;           /* num_qblocks * 192, at most nq */
+    /* Non-causal kernels: 1 = store O through shared memory with a TMA store (maps.o);
+     * 0 = 4-byte stores from registers (an O that TMA cannot address). Causal kernels
+     * always store from registers. */
+    int o_tma;
 };
 
 /* The three TMA descriptors live in the kernel's parameter space (__grid_constant__),
  * which is where cp.async.bulk.tensor may read them from. */
 struct Sm90Maps {
     CUtensorMap q, k, v;
+    CUtensorMap o; /* box {64, 64, 1, 1}: one consumer warpgroup's rows; encoded when o_tma */
 };
 
 /* Shared memory: tiles first (each 1024-byte aligned, as the 128B swizzle pattern
@@ -104,9 +110,17 @@ template <int D, int C> struct Sm90Smem {
      * emptyQ */
     static constexpr int kBytes = kBar + 8 * (2 + 4 * kStages);
     static constexpr int kAlloc = kBytes + 1024; /* room to align the dynamic base */
+    /* The O staging buffer of the TMA store (non-causal kernels only, which allocate
+     * kAllocStaged; the causal ones keep kAlloc): after the barriers, 1024-aligned, one
+     * 64 x D slice per consumer, laid out as Q is (D/64 column blocks of 64 rows x 128
+     * bytes, 128B swizzle). Its own buffer, not Q's: the next tile's Q is loaded while
+     * this tile's epilogue runs. */
+    static constexpr int kSliceO = 64 * D * 2;
+    static constexpr int kO = (kBytes + 1023) / 1024 * 1024;
+    static constexpr int kAllocStaged = kO + kConsumers * kSliceO + 1024;
 };
-static_assert(Sm90Smem<128, 2>::kAlloc <= 227 * 1024 && Sm90Smem<64, 3>::kAlloc <= 227 * 1024 &&
-                  Sm90Smem<64, 2>::kAlloc <= 227 * 1024,
+static_assert(Sm90Smem<128, 2>::kAllocStaged <= 227 * 1024 && Sm90Smem<64, 3>::kAllocStaged <= 227 * 1024 &&
+                  Sm90Smem<64, 2>::kAllocStaged <= 227 * 1024,
               "shared memory over the sm_90 limit");
 static_assert(128 * 24 + (Sm90Smem<64, 3>::kThreads - 128) * Sm90Smem<64, 3>::kConsumerRegs <= 65536 &&
                   128 * 24 + (Sm90Smem<64, 2>::kThreads - 128) * Sm90Smem<64, 2>::kConsumerRegs <= 65536 &&
@@ -149,6 +163,29 @@ __device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap *map
                  "[%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst),
                  "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
                  : "memory");
+}
+
+/* One TMA box from shared memory to the 4-D tensor at {c0, c1, c2, c3}; elements outside
+ * the tensor are not written. Bulk-group completion (commit, then wait). */
+__device__ __forceinline__ void tma_store_4d(const CUtensorMap *map, uint32_t src, int c0, int c1, int c2, int c3) {
+    asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%1, %2, %3, %4}], [%5];\n" ::"l"(
+                     (uint64_t)map),
+                 "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(src)
+                 : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+/* This thread's committed bulk stores have finished reading shared memory. */
+__device__ __forceinline__ void bulk_wait_read_all() {
+    asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+/* ... and their writes are done. */
+__device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+/* Order this thread's shared-memory writes before later async-proxy (TMA) reads. */
+__device__ __forceinline__ void fence_proxy_async_smem() {
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+__device__ __forceinline__ void st_shared_u32(uint32_t addr, uint32_t v) {
+    asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
 }
 
 __device__ __forceinline__ void named_bar_sync(int id, int count) {
@@ -418,7 +455,8 @@ __device__ __forceinline__ Sm90Tile decode_tile(const Sm90Params &p, int tile) {
 }
 #endif /* TETRA_SM90_DEVICE */
 
-enum { kBarTurn0 = 1 }; /* named barriers 1, 2 (, 3): consumer 0's, 1's (, 2's) turn */
+enum { kBarTurn0 = 1,  /* named barriers 1, 2 (, 3): consumer 0's, 1's (, 2's) turn */
+       kBarStage0 = 4  /* 4, 5 (, 6): consumer 0's, 1's (, 2's) O slice is written */ };
 
 template <int D, int C, bool BF16, bool CAUSAL>
 __global__ void __launch_bounds__(Sm90Smem<D, C>::kThreads, 1)
@@ -433,6 +471,12 @@ __global__ void __launch_bounds__(Sm90Smem<D, C>::kThreads, 1)
     /* The sit-out and the 128-row tiles exist only in the non-causal 192-row kernel; every
      * other instantiation compiles to the plain grid's code. */
     constexpr bool kMixed = D == 64 && C == 3 && !CAUSAL;
+    /* Non-causal kernels may store O through shared memory with TMA (p.o_tma): the
+     * consumer then spends its epilogue on 32 (D=128) conflict-free shared stores instead
+     * of waiting for 32 scattered 4-byte global stores per thread to drain. Causal kernels
+     * (one tile per CTA, nothing to overlap) keep the register store and their layout. */
+    constexpr bool kStageO = !CAUSAL;
+    const uint32_t sO = base + L::kO;
 #define FULL_K(st) (bars + 8u * (1u + (uint32_t)(st)))
 #define FULL_V(st) (bars + 8u * (1u + kStages + (uint32_t)(st)))
 #define EMPTY_K(st) (bars + 8u * (1u + 2u * kStages + (uint32_t)(st)))
@@ -637,9 +681,24 @@ __global__ void __launch_bounds__(Sm90Smem<D, C>::kThreads, 1)
         }
 
         /* Epilogue: finish the row sums across the quad, normalise, store (a row that saw
-         * no key has l = 0: O = 0, lse = -inf). */
+         * no key has l = 0: O = 0, lse = -inf). Staged (non-causal, p.o_tma, and the tail
+         * turn above took place): the same packed values go to this warpgroup's slice of
+         * the staging buffer in TMA's 128B-swizzle layout (16-byte chunk j of row r at
+         * chunk j ^ (r % 8): the 8 rows of one store instruction hit 8 different chunks,
+         * no bank conflict), then one thread stores the slice with TMA, which writes only
+         * the rows below nq. Otherwise 4-byte stores from registers. */
         const int t4 = lane & 3;
+        const bool staged = kStageO && p.o_tma && nkb > 0;
         uint16_t *obase = p.o + t.b * p.os[0] + t.h * p.os[2];
+        if (staged) {
+            /* The previous tile's TMA store of this slice has finished reading it (issued a
+             * whole tile ago: no wait in practice) before anyone writes it again. Every
+             * thread waits (a no-op where no store was issued), then the warpgroup syncs.
+             * (Placed before the tail P V's turn instead, the wait makes ptxas serialize
+             * every wgmma: C7520.) */
+            bulk_wait_read_all();
+            named_bar_sync(kBarStage0 + wc, 128);
+        }
 #pragma unroll
         for (int hh = 0; hh < 2; hh++) {
             float sum = l[hh];
@@ -647,18 +706,50 @@ __global__ void __launch_bounds__(Sm90Smem<D, C>::kThreads, 1)
             sum += __shfl_xor_sync(0xffffffffu, sum, 2);
             const int row = row0 + hh * 8;
             const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
-            if (row < p.nq) {
+            if (staged) {
+                /* The thread index is read again here (an opaque move): otherwise ptxas
+                 * hoists these tile-invariant addresses (up to 16 per thread) out of the
+                 * tile loop and the 160-register D=64 consumers spill in the main loop. */
+                uint32_t tx;
+                asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(tx));
+                const uint32_t r = (tx / 32) % 4 * 16 + (tx & 31) / 4 + hh * 8; /* row in the slice */
+                const uint32_t srow = sO + wc * L::kSliceO + r * 128 + 4 * (tx & 3), key = (r & 7) << 4;
+#pragma unroll
+                for (int dt = 0; dt < D / 8; dt++)
+                    st_shared_u32(srow + (dt / 8) * 64 * 128 + (((dt % 8) << 4) ^ key),
+                                  tetra_pack2<BF16>(o[4 * dt + 2 * hh] * inv, o[4 * dt + 2 * hh + 1] * inv));
+            } else if (row < p.nq) {
                 uint16_t *orow = obase + (int64_t)row * p.os[1] + 2 * t4;
 #pragma unroll
                 for (int dt = 0; dt < D / 8; dt++)
                     *reinterpret_cast<uint32_t *>(orow + dt * 8) =
                         tetra_pack2<BF16>(o[4 * dt + 2 * hh] * inv, o[4 * dt + 2 * hh + 1] * inv);
-                if (p.lse && t4 == 0)
-                    p.lse[((int64_t)t.b * p.hq + t.h) * p.nq + row] =
-                        sum > 0.0f ? (m[hh] + log2f(sum)) * 0.69314718055994531f : -INFINITY;
+            }
+            if (row < p.nq && p.lse && t4 == 0)
+                p.lse[((int64_t)t.b * p.hq + t.h) * p.nq + row] =
+                    sum > 0.0f ? (m[hh] + log2f(sum)) * 0.69314718055994531f : -INFINITY;
+        }
+        if (staged) {
+            /* every writer orders its shared stores before the async proxy's reads; warp 0
+             * waits for the other three warps (bar.sync/arrive are warp-aligned), then one
+             * thread issues the store and returns to the next tile: nobody waits for it */
+            fence_proxy_async_smem();
+            if (warp == 0) {
+                named_bar_sync(kBarStage0 + wc, 128);
+                if (lane == 0 && first_row < p.nq) {
+#pragma unroll
+                    for (int c = 0; c < D / kSwizzleCols; c++)
+                        tma_store_4d(&maps.o, sO + wc * L::kSliceO + c * 64 * 128, c * kSwizzleCols, first_row,
+                                     t.h, t.b);
+                    bulk_commit();
+                }
+            } else {
+                named_bar_arrive(kBarStage0 + wc, 128);
             }
         }
     }
+    /* the last TMA stores must finish before the CTA's shared memory goes away */
+    if (kStageO && p.o_tma) bulk_wait_all(); /* a no-op where no store was issued */
     if (wc == 0) named_bar_sync(my_turn, 256); /* the last consumer's leftover hand-over */
 #undef FULL_K
 #undef FULL_V
@@ -689,10 +780,11 @@ EncodeTiledFn load_encode_tiled() {
 
 /* The TMA view of one [B, N, H, D] tensor: a 4-D tensor {D, N, H, B} (innermost first)
  * with the tensor's own strides, a box of {64, rows, 1, 1} and the 128-byte swizzle.
- * Rows past N read as zeros. */
+ * Rows past N read as zeros (loads) and are not written (stores). quiet: refuse without
+ * recording a message (the caller has a fallback). */
 tetra_status encode_map(EncodeTiledFn encode, CUtensorMap *map, const char *name, const void *ptr,
                         tetra_dtype dt, int64_t B, int64_t N, int64_t H, int64_t D, const int64_t s[3],
-                        int rows) {
+                        int rows, bool quiet = false) {
     const int64_t ext[3] = {B, N, H};
     const cuuint64_t dims[4] = {(cuuint64_t)D, (cuuint64_t)N, (cuuint64_t)H, (cuuint64_t)B};
     cuuint64_t strides[3]; /* bytes, of dims 1..3: N, H, B */
@@ -704,6 +796,7 @@ tetra_status encode_map(EncodeTiledFn encode, CUtensorMap *map, const char *name
         int64_t st = s[d];
         /* a dimension of extent 1 is never stepped: any legal stride describes it */
         if (ext[d] == 1 && st % 8) st += 8 - st % 8;
+        if ((st % 8 || st * 2 >= ((int64_t)1 << 40)) && quiet) return TETRA_ERR_UNSUPPORTED;
         if (st % 8 || st * 2 >= ((int64_t)1 << 40))
             return tetra_fail(TETRA_ERR_UNSUPPORTED,
                               "attention path 3 needs args.%s_strides[%d] = %lld to be a multiple of 8 "
@@ -715,6 +808,7 @@ tetra_status encode_map(EncodeTiledFn encode, CUtensorMap *map, const char *name
         encode(map, dt == TETRA_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4,
                const_cast<void *>(ptr), dims, strides, box, estride, CU_TENSOR_MAP_INTERLEAVE_NONE,
                CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS && quiet) return TETRA_ERR_UNSUPPORTED;
     if (r != CUDA_SUCCESS)
         return tetra_fail(TETRA_ERR_UNSUPPORTED,
                           "attention path 3: cuTensorMapEncodeTiled refused args.%s (CUresult %d)", name, (int)r);
@@ -724,7 +818,8 @@ tetra_status encode_map(EncodeTiledFn encode, CUtensorMap *map, const char *name
 template <int D, int C, bool BF16, bool CAUSAL>
 tetra_status launch_config(tetra_context *ctx, const Sm90Maps &maps, const Sm90Params &p, int64_t ctas) {
     auto kernel = attention_fwd_sm90<D, C, BF16, CAUSAL>;
-    constexpr int smem = Sm90Smem<D, C>::kAlloc;
+    /* non-causal kernels carry the O staging buffer (used when p.o_tma) */
+    constexpr int smem = CAUSAL ? Sm90Smem<D, C>::kAlloc : Sm90Smem<D, C>::kAllocStaged;
     /* the attribute query and the shared-memory opt-in: once per device */
     static std::atomic<unsigned long long> checked{0};
     if (!tetra_done_on(checked, ctx->device)) {
@@ -882,7 +977,14 @@ extern "C" tetra_status tetra_launch_attention_sm90(tetra_context *ctx, const te
                          a->v_strides, kBlockN)) != TETRA_OK)
         return st;
 
+    /* O through TMA (non-causal): 4 boxes of 64 rows per 128-row tile; a map the driver
+     * refuses leaves the register store (same values, same bytes written). */
+    const bool o_tma = !a->causal && encode_map(encode, &maps.o, "o", a->o, a->dtype, a->batch, a->seqlen_q,
+                                                 a->heads_q, a->head_dim, a->o_strides, 64, true) == TETRA_OK;
+    if (!o_tma) memset(&maps.o, 0, sizeof maps.o);
+
     Sm90Params p;
+    p.o_tma = o_tma ? 1 : 0;
     p.o = (uint16_t *)a->o;
     p.lse = a->lse;
     for (int i = 0; i < 3; i++) p.os[i] = a->o_strides[i];
