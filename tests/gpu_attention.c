@@ -543,9 +543,10 @@ int main(void) {
              * of 18 rows */
             {TETRA_DTYPE_BF16, 64, 0, 2, 1100, 300, 16, 4, 0, 2, 1},
             {TETRA_DTYPE_FP16, 64, 0, 1, 850, 1000, 40, 8, 1, 2, 1},
-            /* the TMA store of O (non-causal): a last 64-row slice holding one row (the
-             * box clipped at Nq), Nq != Nk, padded O (the poison between rows and heads
-             * must survive), several tiles per CTA; 193 = one 192-row block + 1 row */
+            /* the TMA store of O (non-causal D=128): a last 64-row slice holding one row
+             * (the box clipped at Nq), Nq != Nk, padded O (the poison between rows and
+             * heads must survive), several tiles per CTA; then the same kind of case at
+             * D=64 (register store; 193 = one 192-row block + 1 row) */
             {TETRA_DTYPE_BF16, 128, 0, 2, 129, 260, 80, 16, 1, 2, 1},
             {TETRA_DTYPE_FP16, 64, 0, 2, 193, 130, 72, 8, 1, 2, 1},
         };

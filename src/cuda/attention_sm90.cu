@@ -119,8 +119,13 @@ template <int D, int C> struct Sm90Smem {
     static constexpr int kO = (kBytes + 1023) / 1024 * 1024;
     static constexpr int kAllocStaged = kO + kConsumers * kSliceO + 1024;
 };
-static_assert(Sm90Smem<128, 2>::kAllocStaged <= 227 * 1024 && Sm90Smem<64, 3>::kAllocStaged <= 227 * 1024 &&
-                  Sm90Smem<64, 2>::kAllocStaged <= 227 * 1024,
+/* Which kernels store O with TMA: the non-causal D=128 ones. Causal kernels have one tile
+ * per CTA (nothing to overlap); at D=64 the staging code cost the 3-consumer kernels a
+ * spill and measured 3% slower at N=2048 (session 6, call 1), so D=64 keeps the register
+ * store and compiles to the code it had before. */
+template <int D, bool CAUSAL> constexpr bool kStagedO = D == 128 && !CAUSAL;
+static_assert(Sm90Smem<128, 2>::kAllocStaged <= 227 * 1024 && Sm90Smem<64, 3>::kAlloc <= 227 * 1024 &&
+                  Sm90Smem<64, 2>::kAlloc <= 227 * 1024,
               "shared memory over the sm_90 limit");
 static_assert(128 * 24 + (Sm90Smem<64, 3>::kThreads - 128) * Sm90Smem<64, 3>::kConsumerRegs <= 65536 &&
                   128 * 24 + (Sm90Smem<64, 2>::kThreads - 128) * Sm90Smem<64, 2>::kConsumerRegs <= 65536 &&
@@ -471,11 +476,10 @@ __global__ void __launch_bounds__(Sm90Smem<D, C>::kThreads, 1)
     /* The sit-out and the 128-row tiles exist only in the non-causal 192-row kernel; every
      * other instantiation compiles to the plain grid's code. */
     constexpr bool kMixed = D == 64 && C == 3 && !CAUSAL;
-    /* Non-causal kernels may store O through shared memory with TMA (p.o_tma): the
-     * consumer then spends its epilogue on 32 (D=128) conflict-free shared stores instead
-     * of waiting for 32 scattered 4-byte global stores per thread to drain. Causal kernels
-     * (one tile per CTA, nothing to overlap) keep the register store and their layout. */
-    constexpr bool kStageO = !CAUSAL;
+    /* Non-causal D=128 kernels may store O through shared memory with TMA (p.o_tma): the
+     * consumer then spends its epilogue on 32 conflict-free shared stores instead of
+     * waiting for 32 scattered 4-byte global stores per thread to drain (kStagedO). */
+    constexpr bool kStageO = kStagedO<D, CAUSAL>;
     const uint32_t sO = base + L::kO;
 #define FULL_K(st) (bars + 8u * (1u + (uint32_t)(st)))
 #define FULL_V(st) (bars + 8u * (1u + kStages + (uint32_t)(st)))
@@ -681,7 +685,7 @@ __global__ void __launch_bounds__(Sm90Smem<D, C>::kThreads, 1)
         }
 
         /* Epilogue: finish the row sums across the quad, normalise, store (a row that saw
-         * no key has l = 0: O = 0, lse = -inf). Staged (non-causal, p.o_tma, and the tail
+         * no key has l = 0: O = 0, lse = -inf). Staged (kStageO, p.o_tma, and the tail
          * turn above took place): the same packed values go to this warpgroup's slice of
          * the staging buffer in TMA's 128B-swizzle layout (16-byte chunk j of row r at
          * chunk j ^ (r % 8): the 8 rows of one store instruction hit 8 different chunks,
@@ -818,8 +822,8 @@ tetra_status encode_map(EncodeTiledFn encode, CUtensorMap *map, const char *name
 template <int D, int C, bool BF16, bool CAUSAL>
 tetra_status launch_config(tetra_context *ctx, const Sm90Maps &maps, const Sm90Params &p, int64_t ctas) {
     auto kernel = attention_fwd_sm90<D, C, BF16, CAUSAL>;
-    /* non-causal kernels carry the O staging buffer (used when p.o_tma) */
-    constexpr int smem = CAUSAL ? Sm90Smem<D, C>::kAlloc : Sm90Smem<D, C>::kAllocStaged;
+    /* the kernels that may stage O carry its buffer (used when p.o_tma) */
+    constexpr int smem = kStagedO<D, CAUSAL> ? Sm90Smem<D, C>::kAllocStaged : Sm90Smem<D, C>::kAlloc;
     /* the attribute query and the shared-memory opt-in: once per device */
     static std::atomic<unsigned long long> checked{0};
     if (!tetra_done_on(checked, ctx->device)) {
@@ -977,9 +981,9 @@ extern "C" tetra_status tetra_launch_attention_sm90(tetra_context *ctx, const te
                          a->v_strides, kBlockN)) != TETRA_OK)
         return st;
 
-    /* O through TMA (non-causal): 4 boxes of 64 rows per 128-row tile; a map the driver
-     * refuses leaves the register store (same values, same bytes written). */
-    const bool o_tma = !a->causal && encode_map(encode, &maps.o, "o", a->o, a->dtype, a->batch, a->seqlen_q,
+    /* O through TMA (non-causal D=128, kStagedO): 4 boxes of 64 rows per 128-row tile; a
+     * map the driver refuses leaves the register store (same values, same bytes written). */
+    const bool o_tma = !a->causal && a->head_dim == 128 && encode_map(encode, &maps.o, "o", a->o, a->dtype, a->batch, a->seqlen_q,
                                                  a->heads_q, a->head_dim, a->o_strides, 64, true) == TETRA_OK;
     if (!o_tma) memset(&maps.o, 0, sizeof maps.o);
 
