@@ -671,8 +671,8 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     {
         /* At most max(8, nseg / 3) splits, i.e. >= 3 segments per split unless that leaves
          * fewer than 8, then the fewest splits with the same longest split. Splits of 2
-         * segments lost 3-7% to 3-4 at 4096x4096, 768x6144 and 2048x6144 (run 23's tune
-         * data; confirmed cross-build in session 6's first call, notes: gemv.md). */
+         * segments lost 2.7-8.3% to 3-4 at 4096x4096, 768x6144 and 2048x6144 (run 23's tune
+         * data; 2.5-7.0% in session 6's cross-build A/B, notes: gemv.md). */
         const int64_t cap = prm.nseg / 3 > 8 ? prm.nseg / 3 : 8;
         if (splits > cap) splits = cap;
         const int64_t longest = (prm.nseg + splits - 1) / splits;
