@@ -1534,17 +1534,26 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
 }
 
 /* The transposed product's configuration (its dispatcher):
- *   BT (tokens per CTA) = 64 for M <= 64, 128 for M <= 128, else 256 (less padding in the
- *   token tile; at M <= 128 the product is bound by streaming the weights, not by the
- *   tensor pipe), unless tile_m pins it; batch-invariant products keep BT = 256 and no split.
- *   Split-K when the CTAs (ceil(N / 128), rounded up to cluster pairs, x ceil(M / BT) x L)
- *   fill less than one wave: the split count s minimizes a per-SM cost in K-tile units,
+ *   Split-K for a given BT (tokens per CTA) when the CTAs (ceil(N / 128), rounded up to
+ *   cluster pairs, x ceil(M / BT) x L) fill less than one wave: the split count s minimizes
+ *   a per-SM cost in K-tile units,
  *     waves(s) x (ceil(K-tiles / s) + T_FIXED) + (s > 1 ? T_REDUCE : 0),
  *   waves(s) = ceil(CTAs x s / SMs), over s <= 16, s <= K-tiles / 4 and CTAs x s <= 2 x SMs
  *   (one to two waves), ties to the smaller s. T_FIXED stands for a CTA's pipeline fill and
  *   epilogue, T_REDUCE for the reduce kernel. A split that only adds a partly filled wave
- *   (112 CTAs: s = 2 is 2 waves of 32 K-tiles = 1 wave of 64) is not taken. The choice
- *   depends on the shape and the SM count only, so repeats are bit-identical. */
+ *   (112 CTAs: s = 2 is 2 waves of 32 K-tiles = 1 wave of 64) is not taken.
+ *   BT: 64 for M <= 64; for M <= 128 the cheaper of 64 and 128, above the cheaper of 128
+ *   and 256, each with its own split count, by the estimate
+ *     waves x (ceil(K-tiles / s) x c(BT) + T_FIXED) + (s > 1 ? T_REDUCE + s x M x N x L x 8 / T_BYTES : 0),
+ *   c(BT) = a BT-token K-tile's time in BT-256 K-tiles (c(256) = 1), T_BYTES = the split-K
+ *   partials' bytes (written and read back, 8 per element and split) that cost one K-tile.
+ *   Measured on the H200 (tune log of session 7, call 1, and run 23's tune.json): c(128) =
+ *   0.75 (2048x24576x6144: 55 us per wave at BT 128, 73 at 256), c(64) = 0.62 (128x24576x6144);
+ *   a BT-256 K-tile ~0.74 us per wave, so at ~3.5 TB/s T_BYTES = 2.6 MB. Without the split
+ *   traffic term the rule took BT 256 with a 2- to 16-way split where BT 128 without one is
+ *   1.06-1.56x faster (256x6144x2048, 512x3072x3072, 256x768x6144). A pinned tile_m keeps
+ *   its tile; batch-invariant products keep BT = 256 and no split. The choice depends on
+ *   the shape and the SM count only, so repeats are bit-identical. */
 enum { T_FIXED = 2, T_REDUCE = 4 };
 /* The last CTA of a tile sums the split-K partials in the kernel for up to this many
  * splits; more go to the reduce kernel. One CTA per tile reads splits x 128 x BT FP32
@@ -1554,9 +1563,42 @@ enum { T_FIXED = 2, T_REDUCE = 4 };
  * cuBLAS, not timed against the reduce kernel. */
 enum { T_FUSED_MAX_SPLITS = 2 };
 struct wgmma_t_config { int bt, splits; };
+
+static int64_t ctas_t(const tetra_gemm_problem *p, int bt) {
+    const int64_t pairs = (p->n + 2 * 128 - 1) / (2 * 128);
+    return pairs * T_CLUSTER * ((p->m + bt - 1) / bt) * p->batch;
+}
+
+/* the split count for tile bt (1 when its CTAs fill a wave) */
+static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
+    const int64_t ktiles = (p->k + W_BK - 1) / W_BK, ctas = ctas_t(p, bt);
+    int64_t best_cost = ktiles + T_FIXED, smax = SPLIT_MAX;
+    int splits = 1;
+    if (ctas >= sms) return 1;
+    if (smax > ktiles / 4) smax = ktiles / 4;
+    for (int64_t sp = 2; sp <= smax && ctas * sp <= 2 * (int64_t)sms; sp++) {
+        const int64_t waves = (ctas * sp + sms - 1) / sms;
+        const int64_t cost = waves * ((ktiles + sp - 1) / sp + T_FIXED) + T_REDUCE;
+        if (cost < best_cost) {
+            best_cost = cost;
+            splits = (int)sp;
+        }
+    }
+    return splits;
+}
+
+/* the BT estimate above, in BT-256 K-tile units */
+static double cost_t(const tetra_gemm_problem *p, int bt, int splits, int sms) {
+    const double c = bt == 256 ? 1.0 : bt == 128 ? 0.75 : 0.62, t_bytes = 2.6e6;
+    const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
+    const int64_t waves = (ctas_t(p, bt) * splits + sms - 1) / sms;
+    double cost = (double)waves * ((double)((ktiles + splits - 1) / splits) * c + T_FIXED);
+    if (splits > 1) cost += T_REDUCE + (double)splits * (double)p->m * (double)p->n * (double)p->batch * 8.0 / t_bytes;
+    return cost;
+}
+
 static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
     wgmma_t_config c;
-    const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
     c.bt = p->tile_m ? p->tile_m : p->batch_invariant ? 256 : p->m <= 64 ? 64 : p->m <= 128 ? 128 : 256;
     c.splits = 1;
     if (p->splits) {
@@ -1564,20 +1606,12 @@ static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
         return c;
     }
     if (p->batch_invariant || c.bt <= 0 || sms <= 0) return c;
-    {
-        const int64_t pairs = (p->n + 2 * 128 - 1) / (2 * 128);
-        const int64_t ctas = pairs * T_CLUSTER * ((p->m + c.bt - 1) / c.bt) * p->batch;
-        int64_t best_cost, smax = SPLIT_MAX;
-        if (ctas >= sms) return c;
-        if (smax > ktiles / 4) smax = ktiles / 4;
-        best_cost = ktiles + T_FIXED;
-        for (int64_t sp = 2; sp <= smax && ctas * sp <= 2 * (int64_t)sms; sp++) {
-            const int64_t waves = (ctas * sp + sms - 1) / sms;
-            const int64_t cost = waves * ((ktiles + sp - 1) / sp + T_FIXED) + T_REDUCE;
-            if (cost < best_cost) {
-                best_cost = cost;
-                c.splits = (int)sp;
-            }
+    c.splits = split_t(p, c.bt, sms);
+    if (!p->tile_m && p->m > 64) { /* the smaller tile, if the estimate prefers it (ties: the larger) */
+        const int bt2 = c.bt / 2, s2 = split_t(p, bt2, sms);
+        if (cost_t(p, bt2, s2, sms) < cost_t(p, c.bt, c.splits, sms)) {
+            c.bt = bt2;
+            c.splits = s2;
         }
     }
     return c;
