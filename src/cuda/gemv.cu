@@ -424,11 +424,13 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
                 xraw[h][0] = v;
                 xsraw[h] = sc;
             } else {
+                /* xnext points one segment ahead here (as for the loads it replaces), so
+                 * no other pointer stays live through the loop (sm_80 register cap) */
+                const uint8_t *src = xnext - 256 + (h ? 8 * p.x_row_bytes : 0);
 #pragma unroll
                 for (int q = 0; q < XW; q++)
-                    xraw[h][q] = xon[h] && 8 * q < krem
-                                     ? __ldg((const uint4 *)(xrow[h] + (int64_t)seg * 256 + 64 * t) + q)
-                                     : make_uint4(0u, 0u, 0u, 0u);
+                    xraw[h][q] = xon[h] && 8 * q < krem ? __ldg((const uint4 *)src + q)
+                                                        : make_uint4(0u, 0u, 0u, 0u);
             }
         }
     };
