@@ -361,8 +361,8 @@ static int prepare_interleaved_b(gemm_state *s, char *msg, size_t len) {
     src = tetra_matrix_nvfp4(td, ts, s->layout, s->n, s->k, G_WEIGHTS);
     dst = tetra_matrix_nvfp4(s->b[0], NULL, TETRA_SCALE_INTERLEAVED_32X128, s->n, s->k, G_WEIGHTS);
     src.batch = dst.batch = s->l;
-    if (tetra_convert_weights(s->env.ctx, &src, &dst) != TETRA_OK ||
-        cudaStreamSynchronize((cudaStream_t)s->env.stream) != cudaSuccess) {
+    /* the whole device: the copies to the other sets run on env.stream afterwards */
+    if (tetra_convert_weights(s->env.ctx, &src, &dst) != TETRA_OK || cudaDeviceSynchronize() != cudaSuccess) {
         bench_set_msg(msg, len, "tetra_convert_weights: %s", tetra_last_error());
         goto done;
     }
