@@ -683,6 +683,17 @@ int main(void) {
             prob_free(&p);
         }
     }
+    /* the interleaved W's partial last segment (K % 128 != 0) with NVFP4 X (K % 32 == 0:
+     * the mma kernel's whole-chunk tail loads) and BF16 X with two n tiles; last, so the
+     * seeds (and hash lines) of every case above stay main's */
+    {
+        const tcase tails[] = {
+            {"tail K=1088 fp4 L=2", 9, 300, 1088, 2, F4, LIN, SWZ, F32, 0, 1.0f, 1, 0, G},
+            {"tail K=4160 bf16 bias", 12, 1000, 4160, 1, BF, SWZ, LIN, BF, 1 + TETRA_DTYPE_FP32, 0.5f, 0, 0, G},
+            {"tail K=176 fp16 M=16", 16, 129, 176, 1, H, LIN, LIN, F32, 0, 1.0f, 0, 0, G},
+        };
+        for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) run_case(ctx, &tails[i], seed++);
+    }
     tetra_context_destroy(ctx);
     return tu_finish("gpu_gemv");
 }
