@@ -65,7 +65,15 @@ typedef enum tetra_scale_layout {
     /* cuBLAS/CUTLASS 128x4 swizzle: rows padded to 128, scale columns to 4, padding
      * zero-filled; offset(r,kb) = 512*((r/128)*ceil(nkb/4) + kb/4) + 16*(r%32)
      *                            + 4*((r%128)/32) + kb%4. */
-    TETRA_SCALE_SWIZZLED_128X4 = 1
+    TETRA_SCALE_SWIZZLED_128X4 = 1,
+    /* Prepared weights for the decode GEMV (docs/notes/gemv-prepared-weights.md): values,
+     * block scales and a per-row NaN flag interleaved in 32-row x 128-K blocks of 2304
+     * bytes; rows padded to 128 and K to 128 inside (zero values, scale 0). Built only by
+     * tetra_convert_weights[_host]; read only as tetra_gemm's b with M <= 16 (GEMV and
+     * reference paths, batch_invariant 0). data holds everything: scales must be NULL and
+     * ld, batch_stride, scale_ld, scale_batch_stride 0; data 16-byte aligned and
+     * tetra_nvfp4_interleaved_bytes(rows, K) * L bytes (batch l at l times that). */
+    TETRA_SCALE_INTERLEAVED_32X128 = 2
 } tetra_scale_layout;
 
 /*
@@ -106,6 +114,10 @@ tetra_matrix tetra_matrix_nvfp4(void *data, void *scales, tetra_scale_layout lay
  * Return 0 for invalid sizes (k not a positive multiple of 16, rows < 1, overflow). */
 size_t tetra_nvfp4_data_bytes(int64_t rows, int64_t k);
 size_t tetra_nvfp4_scale_bytes(int64_t rows, int64_t k, tetra_scale_layout layout);
+/* Bytes of one batch in TETRA_SCALE_INTERLEAVED_32X128 (values, scales, flags, padding),
+ * a multiple of 256; 0 for invalid sizes. tetra_nvfp4_scale_bytes returns 0 for that
+ * layout (its scales live in data). */
+size_t tetra_nvfp4_interleaved_bytes(int64_t rows, int64_t k);
 
 /* ---------------------------------------------------------------- format core (host) */
 
@@ -213,6 +225,16 @@ tetra_status tetra_dequantize(tetra_context *ctx, const tetra_matrix *src, tetra
 /* Convert block-scale layouts on the device (same bytes as the host version). */
 tetra_status tetra_convert_scales(tetra_context *ctx, const tetra_matrix *src, tetra_matrix *dst);
 
+/* Rewrite NVFP4 weights (values and block scales) between a standard layout (linear or
+ * swizzled-128x4, any valid strides) and TETRA_SCALE_INTERLEAVED_32X128, either direction
+ * (exactly one of src, dst interleaved); rows, cols and batch must match. Padding is
+ * written as zeros (a swizzled dst's padded scales too; a standard dst's row padding
+ * beyond K is not touched). dst->global_scale and dst->global_scale_dev are set to src's.
+ * src and dst must not overlap. The device version is asynchronous on the context's
+ * stream and writes the same bytes as the host version. */
+tetra_status tetra_convert_weights(tetra_context *ctx, const tetra_matrix *src, tetra_matrix *dst);
+tetra_status tetra_convert_weights_host(const tetra_matrix *src, tetra_matrix *dst);
+
 /* Which kernel family runs a product. AUTO lets the dispatcher choose; the others force
  * one (TETRA_ERR_UNSUPPORTED if it cannot take the problem). */
 typedef enum tetra_gemm_path {
@@ -248,7 +270,9 @@ typedef struct tetra_gemm_options {
 tetra_gemm_options tetra_gemm_options_default(void);
 
 /* D[M,N] = alpha * gA * gB * A[M,K] * B[N,K]^T (+ bias[N]), batched over L.
- * B: NVFP4 weights. A: NVFP4 (W4A4) or BF16/FP16 (W4A16). D: FP32/FP16/BF16.
+ * B: NVFP4 weights (an interleaved B, TETRA_SCALE_INTERLEAVED_32X128, is taken for
+ * M <= 16 by AUTO, GEMV and REFERENCE, not batch-invariant; the other paths and M > 16
+ * return TETRA_ERR_UNSUPPORTED). A: NVFP4 (W4A4) or BF16/FP16 (W4A16). D: FP32/FP16/BF16.
  * opts may be NULL (defaults). Asynchronous on the context's stream.
  * W4A4 on the Hopper wgmma path first dequantizes A (exactly) into a BF16 staging buffer
  * the context owns (M*K*L*2 bytes, grown on demand, freed with the context); an A whose

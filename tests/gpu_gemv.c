@@ -16,6 +16,11 @@
  * per split (1, 3, 5, 9, 11 segments; a split beginning at an odd segment), batch invariance
  * (M = 16 once, then each row alone with M = 1, memcmp), M = 17
  * refused with UNSUPPORTED, and one call through TETRA_PATH_AUTO.
+ * Prepared weights: every case also runs with W converted to TETRA_SCALE_INTERLEAVED_32X128
+ * (tetra_convert_weights_host); where the standard W takes the mma kernel (K % 128 == 0,
+ * aligned X) the whole Y buffer must be bit-identical to the standard run's, else the
+ * interleaved run is gated against the oracle (it takes the mma kernel at any K, or the
+ * scalar kernel for unaligned X); repeats and batch invariance are checked for it too.
  * Seed: fixed (TEST_SEED, printed); every case derives its inputs from it. */
 #include <math.h>
 #include <stdio.h>
@@ -54,6 +59,9 @@ typedef struct {
     double *ref;    /* L*M*N packed */
     tu_devbuf dw, dws, dx, dxs, dy, db, dg;
     tetra_matrix gx, gw, gy;
+    tu_devbuf dwi;     /* W in TETRA_SCALE_INTERLEAVED_32X128 */
+    tetra_matrix gwi;
+    int use_il;        /* prob_run takes gwi instead of gw */
 } prob;
 
 static size_t dtype_bytes(tetra_dtype dt) {
@@ -75,6 +83,7 @@ static float from_half_bits(uint16_t h, tetra_dtype dt) {
 static void prob_free(prob *p) {
     free(p->wq); free(p->ws); free(p->xq); free(p->xs); free(p->xh); free(p->bias_f); free(p->ref);
     tu_dev_free(&p->dw); tu_dev_free(&p->dws); tu_dev_free(&p->dy); tu_dev_free(&p->dg);
+    if (p->dwi.base) tu_dev_free(&p->dwi);
     if (p->dx.base) tu_dev_free(&p->dx);
     if (p->dxs.base) tu_dev_free(&p->dxs);
     if (p->db.base) tu_dev_free(&p->db);
@@ -110,6 +119,22 @@ static int prob_make(prob *p, const tcase *c, uint64_t seed) {
     }
     free(wf);
     p->wg = hw.global_scale;
+    {
+        /* the prepared copy, converted on the host (gpu_interleaved.c checks the device
+         * conversion writes the same bytes) */
+        size_t ib = tetra_nvfp4_interleaved_bytes(N, K) * (size_t)L;
+        uint8_t *il = malloc(ib);
+        tetra_matrix him = tetra_matrix_nvfp4(il, NULL, TETRA_SCALE_INTERLEAVED_32X128, N, K, 0.0f);
+        him.batch = L;
+        if (tetra_convert_weights_host(&hw, &him) != TETRA_OK) {
+            fprintf(stderr, "%s: convert W: %s\n", c->name, tetra_last_error());
+            free(il);
+            return 0;
+        }
+        p->dwi = tu_dev_alloc(ib, 0);
+        tu_dev_upload(&p->dwi, il, ib);
+        free(il);
+    }
 
     /* X: standard normal; dense X rows padded by xpad (padding is NaN), batches by 24 */
     xf = malloc((size_t)(L * M * K) * sizeof *xf);
@@ -214,10 +239,13 @@ static int prob_make(prob *p, const tcase *c, uint64_t seed) {
     p->gx.batch = L;
     p->gw = tetra_matrix_nvfp4(p->dw.ptr, p->dws.ptr, c->wl, N, K, p->wg);
     p->gw.batch = L;
+    p->gwi = tetra_matrix_nvfp4(p->dwi.ptr, NULL, TETRA_SCALE_INTERLEAVED_32X128, N, K, p->wg);
+    p->gwi.batch = L;
     if (c->gdev) {
         if (c->xdt == TETRA_DTYPE_NVFP4) p->gx.global_scale_dev = (float *)p->dg.ptr;
         p->gw.global_scale_dev = (float *)p->dg.ptr + 1;
-        p->gx.global_scale = p->gw.global_scale = 0.0f; /* must not be used */
+        p->gwi.global_scale_dev = (float *)p->dg.ptr + 1;
+        p->gx.global_scale = p->gw.global_scale = p->gwi.global_scale = 0.0f; /* must not be used */
     }
     p->gy = tetra_matrix_dense(c->ydt, p->dy.ptr, M, N);
     p->gy.ld = p->yld;
@@ -251,23 +279,64 @@ static tetra_status prob_run(tetra_context *ctx, prob *p, const tetra_matrix *x,
         o.bias = p->db.ptr;
         o.bias_dtype = (tetra_dtype)(p->c.bias - 1);
     }
-    return tetra_gemm(ctx, x, &p->gw, y, &o);
+    return tetra_gemm(ctx, x, p->use_il ? &p->gwi : &p->gw, y, &o);
 }
 
-/* Run the case, gate it, check padding and guards; *out receives the whole Y buffer. */
-static int prob_check(tetra_context *ctx, prob *p, uint8_t **out) {
+/* Whether the standard W takes the mma kernel (gemv.cu's fast-path constraints, for the
+ * inputs prob_make builds): then the interleaved W must give the same bits. */
+static int std_takes_mma(const tcase *c) {
+    if (c->K % 128) return 0;
+    return c->xdt == TETRA_DTYPE_NVFP4 || c->xpad % 8 == 0;
+}
+
+static int gate_packed(prob *p, const uint8_t *y, const char *what);
+
+/* The interleaved twin of a case: Y from the prepared W into a fresh poisoned buffer;
+ * bit-identical to the standard run's whole buffer `ystd` where std_takes_mma, else gated. */
+static void il_twin(tetra_context *ctx, prob *p, const uint8_t *ystd) {
+    const tcase *c = &p->c;
+    tu_devbuf dy = tu_dev_alloc(p->ybytes, 0xFF);
+    tetra_matrix gy = p->gy;
+    uint8_t *y = malloc(p->ybytes);
+    tetra_status st;
+    gy.data = dy.ptr;
+    p->use_il = 1;
+    st = prob_run(ctx, p, &p->gx, &gy);
+    p->use_il = 0;
+    CHECK_MSG(st == TETRA_OK, "%s: interleaved W: %s: %s", c->name, tetra_status_string(st), tetra_last_error());
+    if (st == TETRA_OK) {
+        tu_dev_download(&dy, y, p->ybytes);
+        tu_dev_check_guards(&dy, "interleaved Y");
+        if (std_takes_mma(c)) {
+            int same = memcmp(y, ystd, p->ybytes) == 0;
+            CHECK_MSG(same, "%s: interleaved W output differs from the standard W's", c->name);
+            printf("  %-30s interleaved W: %s\n", c->name, same ? "bit-identical" : "DIFFERS");
+        } else {
+            gate_packed(p, y, "interleaved W (gated)");
+        }
+        if (g_hash) {
+            long long M = c->M, N = c->N, L = c->L;
+            uint8_t *packed = malloc((size_t)(L * M * N) * p->esz);
+            for (long long l = 0; l < L; l++)
+                for (long long m = 0; m < M; m++)
+                    memcpy(packed + ((l * M + m) * N) * p->esz, y + (l * p->ybs + m * p->yld) * p->esz,
+                           (size_t)N * p->esz);
+            printf("  ihash %-29s M=%lld N=%lld K=%lld L=%lld splits=%d %016llx\n", c->name, M, N, c->K, L,
+                   g_splits, fnv1a(packed, (size_t)(L * M * N) * p->esz));
+            free(packed);
+        }
+    }
+    free(y);
+    tu_dev_free(&dy);
+}
+
+/* Gate a whole downloaded Y buffer against the oracle and check its padding. */
+static int gate_packed(prob *p, const uint8_t *y, const char *what) {
     const tcase *c = &p->c;
     long long M = c->M, N = c->N, L = c->L;
-    tetra_status st = prob_run(ctx, p, &p->gx, &p->gy);
-    uint8_t *y, *packed;
+    uint8_t *packed = malloc((size_t)(L * M * N) * p->esz);
     tetra_err_stats s, fl;
     int pad_ok = 1, ok;
-    CHECK_MSG(st == TETRA_OK, "%s: tetra_gemm: %s: %s", c->name, tetra_status_string(st),
-              tetra_last_error());
-    if (st != TETRA_OK) return 0;
-    y = malloc(p->ybytes);
-    packed = malloc((size_t)(L * M * N) * p->esz);
-    tu_dev_download(&p->dy, y, p->ybytes);
     for (long long l = 0; l < L; l++)
         for (long long m = 0; m < M; m++)
             memcpy(packed + ((l * M + m) * N) * p->esz, y + (l * p->ybs + m * p->yld) * p->esz,
@@ -279,23 +348,63 @@ static int prob_check(tetra_context *ctx, prob *p, uint8_t **out) {
         if (!inside)
             for (size_t b = 0; b < p->esz; b++) pad_ok &= y[(size_t)i * p->esz + b] == 0xFF;
     }
-    CHECK_MSG(pad_ok, "%s: wrote outside the output elements (row/batch padding)", c->name);
-    tu_dev_check_guards(&p->dy, c->name);
+    CHECK_MSG(pad_ok, "%s: %s wrote outside the output elements (row/batch padding)", c->name, what);
     fl = tetra_err_dtype_floor(p->ref, c->ydt, L * M * N);
     s = tetra_err_compare(p->ref, packed, c->ydt, L * M * N, 0);
     ok = tetra_err_pass(&s, &fl, 2.0, slack_for(c->K));
     printf("  %-30s M=%-2lld N=%-5lld K=%-5lld L=%lld  normwise %.2e (floor %.2e) max_rel %.2e "
-           "(floor %.2e) p99 %.2e  %s\n",
+           "(floor %.2e) p99 %.2e  %s%s%s\n",
            c->name, M, N, c->K, L, s.normwise, fl.normwise, s.max_rel, fl.max_rel, s.rel_p99,
-           ok ? "pass" : "FAIL");
-    CHECK_MSG(ok, "%s: outside the gate (slack %.2e)", c->name, slack_for(c->K));
-    if (g_hash)
+           ok ? "pass" : "FAIL", what[0] ? "  " : "", what);
+    CHECK_MSG(ok, "%s: %s outside the gate (slack %.2e)", c->name, what, slack_for(c->K));
+    if (g_hash && !what[0])
         printf("  hash %-30s M=%lld N=%lld K=%lld L=%lld splits=%d %016llx\n", c->name, M, N, c->K,
                L, g_splits, fnv1a(packed, (size_t)(L * M * N) * p->esz));
     free(packed);
+    return ok;
+}
+
+/* Run the case, gate it, check padding and guards, run its interleaved twin; *out
+ * receives the whole Y buffer of the standard run. */
+static int prob_check(tetra_context *ctx, prob *p, uint8_t **out) {
+    const tcase *c = &p->c;
+    tetra_status st = prob_run(ctx, p, &p->gx, &p->gy);
+    uint8_t *y;
+    int ok;
+    CHECK_MSG(st == TETRA_OK, "%s: tetra_gemm: %s: %s", c->name, tetra_status_string(st),
+              tetra_last_error());
+    if (st != TETRA_OK) return 0;
+    y = malloc(p->ybytes);
+    tu_dev_download(&p->dy, y, p->ybytes);
+    tu_dev_check_guards(&p->dy, c->name);
+    ok = gate_packed(p, y, "");
+    il_twin(ctx, p, y);
     if (out) *out = y;
     else free(y);
     return ok;
+}
+
+/* Y of the interleaved W into a fresh poisoned buffer (whole buffer, malloc'ed), or NULL. */
+static uint8_t *il_output(tetra_context *ctx, prob *p, const tetra_matrix *x, long long rows) {
+    tu_devbuf dy = tu_dev_alloc(p->ybytes, 0xFF);
+    tetra_matrix gy = p->gy;
+    uint8_t *y = malloc(p->ybytes);
+    tetra_status st;
+    gy.data = dy.ptr;
+    gy.rows = rows;
+    if (rows != p->c.M) gy.batch = 1;
+    p->use_il = 1;
+    st = prob_run(ctx, p, x, &gy);
+    p->use_il = 0;
+    CHECK_MSG(st == TETRA_OK, "%s: interleaved W: %s", p->c.name, tetra_last_error());
+    tu_dev_download(&dy, y, p->ybytes);
+    tu_dev_check_guards(&dy, "interleaved Y");
+    tu_dev_free(&dy);
+    if (st != TETRA_OK) {
+        free(y);
+        return NULL;
+    }
+    return y;
 }
 
 static void run_case(tetra_context *ctx, const tcase *c, uint64_t seed) {
@@ -332,6 +441,18 @@ static void check_repeat(tetra_context *ctx, const tcase *c, uint64_t seed) {
         printf("  %-30s repeated runs bit-identical: %s\n", c->name,
                memcmp(first, second, p.ybytes) == 0 ? "yes" : "NO");
         free(second);
+        {
+            uint8_t *i0 = il_output(ctx, &p, &p.gx, c->M), *i1;
+            int same = 1;
+            for (int rep = 0; rep < 3 && i0; rep++) {
+                i1 = il_output(ctx, &p, &p.gx, c->M);
+                same &= i1 && memcmp(i0, i1, p.ybytes) == 0;
+                free(i1);
+            }
+            CHECK_MSG(i0 && same, "%s: interleaved W: repeated runs differ", c->name);
+            printf("  %-30s interleaved W repeated runs bit-identical: %s\n", c->name, i0 && same ? "yes" : "NO");
+            free(i0);
+        }
     }
     free(first);
     prob_free(&p);
@@ -376,6 +497,32 @@ static void check_invariance(tetra_context *ctx, const tcase *c, uint64_t seed) 
     CHECK_MSG(bad == 0, "%s: %d of %lld rows differ between M=%lld and M=1", c->name, bad, c->M,
               c->M);
     printf("  %-30s batch invariance M=%lld vs M=1: %s\n", c->name, c->M, bad ? "DIFFERS" : "bit-identical");
+    {
+        /* the same with the interleaved W (its own full output: at K % 128 != 0 it takes
+         * the mma kernel where the standard W takes the scalar one) */
+        uint8_t *ifull = il_output(ctx, &p, &p.gx, c->M);
+        int ibad = 0;
+        for (long long m = 0; m < c->M && ifull; m++) {
+            tetra_matrix x1 = p.gx;
+            uint8_t *one;
+            x1.rows = 1;
+            x1.batch = 1;
+            x1.batch_stride = 0;
+            if (c->xdt == TETRA_DTYPE_NVFP4) {
+                x1.data = (uint8_t *)p.dx.ptr + m * (c->K / 2);
+                x1.scales = (uint8_t *)p.dxs.ptr + m * (c->K / 16);
+            } else {
+                x1.data = (uint8_t *)p.dx.ptr + m * p.xld * 2;
+            }
+            one = il_output(ctx, &p, &x1, 1);
+            if (!one || memcmp(one, ifull + m * p.yld * p.esz, (size_t)c->N * p.esz) != 0) ibad++;
+            free(one);
+        }
+        CHECK_MSG(ifull && ibad == 0, "%s: interleaved W: %d rows differ between M=%lld and M=1", c->name, ibad,
+                  c->M);
+        printf("  %-30s interleaved W batch invariance: %s\n", c->name, ifull && !ibad ? "bit-identical" : "DIFFERS");
+        free(ifull);
+    }
     tu_dev_free(&d1);
     free(row);
     free(full);
@@ -535,6 +682,17 @@ int main(void) {
             CHECK_ERR(prob_run(ctx, &p, &p.gx, &p.gy), TETRA_ERR_UNSUPPORTED, "M = 17");
             prob_free(&p);
         }
+    }
+    /* the interleaved W's partial last segment (K % 128 != 0) with NVFP4 X (K % 32 == 0:
+     * the mma kernel's whole-chunk tail loads) and BF16 X with two n tiles; last, so the
+     * seeds (and hash lines) of every case above stay main's */
+    {
+        const tcase tails[] = {
+            {"tail K=1088 fp4 L=2", 9, 300, 1088, 2, F4, LIN, SWZ, F32, 0, 1.0f, 1, 0, G},
+            {"tail K=4160 bf16 bias", 12, 1000, 4160, 1, BF, SWZ, LIN, BF, 1 + TETRA_DTYPE_FP32, 0.5f, 0, 0, G},
+            {"tail K=176 fp16 M=16", 16, 129, 176, 1, H, LIN, LIN, F32, 0, 1.0f, 0, 0, G},
+        };
+        for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) run_case(ctx, &tails[i], seed++);
     }
     tetra_context_destroy(ctx);
     return tu_finish("gpu_gemv");

@@ -78,3 +78,15 @@ tetra_status tetra_convert_scales(tetra_context *ctx, const tetra_matrix *src, t
     p = make_problem(ctx, src, dst, TETRA_GLOBAL_SCALE_SUPPLIED);
     return tetra_launch_convert_scales(&p);
 }
+
+tetra_status tetra_convert_weights(tetra_context *ctx, const tetra_matrix *src, tetra_matrix *dst) {
+    tetra_status st;
+    tetra_convert_problem p;
+    if (!ctx) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "ctx is NULL");
+    if ((st = tetra_check_convert_weights(src, dst, TETRA_MEM_DEVICE)) != TETRA_OK) return st;
+    p = make_problem(ctx, src, dst, TETRA_GLOBAL_SCALE_SUPPLIED);
+    if ((st = tetra_launch_convert_weights(&p)) != TETRA_OK) return st;
+    dst->global_scale = src->global_scale;
+    dst->global_scale_dev = src->global_scale_dev;
+    return TETRA_OK;
+}

@@ -73,7 +73,7 @@ static tetra_status check_gemm(tetra_context *ctx, const tetra_matrix *a, const 
     tetra_status st;
     if (!ctx) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "ctx is NULL");
     if ((st = tetra_check_matrix(a, "a", TETRA_MEM_DEVICE)) != TETRA_OK) return st;
-    if ((st = tetra_check_matrix(b, "b", TETRA_MEM_DEVICE)) != TETRA_OK) return st;
+    if ((st = tetra_check_weights(b, "b", TETRA_MEM_DEVICE)) != TETRA_OK) return st;
     if ((st = tetra_check_matrix(d, "d", TETRA_MEM_DEVICE)) != TETRA_OK) return st;
     if (a->dtype != TETRA_DTYPE_NVFP4 && a->dtype != TETRA_DTYPE_BF16 &&
         a->dtype != TETRA_DTYPE_FP16)
@@ -126,6 +126,41 @@ static tetra_status check_gemm(tetra_context *ctx, const tetra_matrix *a, const 
     return TETRA_OK;
 }
 
+/* Prepared (interleaved) weights: only the GEMV kernels and the reference kernel read them
+ * (docs/notes/gemv-prepared-weights.md, section 2); no other launcher may see them. AUTO
+ * keeps a dispatch-table entry's GEMV split count, so it runs the same configuration, and
+ * gives the same bits, as the standard layout where the table picks the GEMV. */
+static tetra_status gemm_interleaved(tetra_gemm_problem *p, const tetra_gemm_options *o) {
+    tetra_status st;
+    if (o->path == TETRA_PATH_MMA_SYNC || o->path == TETRA_PATH_WGMMA || o->path == TETRA_PATH_WGMMA_T ||
+        o->batch_invariant || (o->path == TETRA_PATH_AUTO && p->m > 16))
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "b: interleaved weights are read by the GEMV path only (M <= 16, batch_invariant "
+                          "0; here path %d, M = %lld, batch_invariant %d); tetra_convert_weights back to a "
+                          "standard layout for larger M", (int)o->path, (long long)p->m, o->batch_invariant);
+    if (o->path == TETRA_PATH_REFERENCE) {
+        if (p->tile_m || p->splits > 1)
+            return tetra_fail(TETRA_ERR_UNSUPPORTED, "the reference path has no tile or split to pin");
+        return tetra_launch_gemm_reference(p);
+    }
+    if (o->path == TETRA_PATH_GEMV) return tetra_launch_gemv(p);
+    if (p->ctx->dispatch) {
+        const tetra_dispatch_entry *e = tetra_dispatch_lookup(p->ctx->dispatch, p->a.dtype == TETRA_DTYPE_NVFP4,
+                                                              p->m, p->n, p->k);
+        if (e && e->path == TETRA_PATH_GEMV) {
+            p->tile_m = e->tile_m;
+            p->splits = e->splits;
+            st = tetra_launch_gemv(p);
+            if (st != TETRA_ERR_UNSUPPORTED) return st;
+            p->tile_m = p->splits = 0;
+        }
+    }
+    st = tetra_launch_gemv(p);
+    if (st != TETRA_ERR_UNSUPPORTED) return st;
+    tetra_clear_error();
+    return tetra_launch_gemm_reference(p);
+}
+
 tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_matrix *b,
                         tetra_matrix *d, const tetra_gemm_options *opts) {
     tetra_gemm_options o = opts ? *opts : tetra_gemm_options_default();
@@ -153,6 +188,7 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
     p.tile_m = o.tile_m;
     p.splits = o.splits;
     p.ctx = ctx;
+    if (b->scale_layout == TETRA_SCALE_INTERLEAVED_32X128) return gemm_interleaved(&p, &o);
 
     switch (o.path) {
     case TETRA_PATH_REFERENCE:

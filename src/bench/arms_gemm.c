@@ -60,6 +60,7 @@ typedef struct {
     tetra_gemm_path path; /* tetra arms: AUTO, or one kernel family forced */
     int batch_invariant;  /* tetra arms: opts.batch_invariant */
     int tile_m, splits;   /* tetra arms: a pinned configuration (bench_gemm_pin), 0 = none */
+    int interleaved;      /* B prepared as TETRA_SCALE_INTERLEAVED_32X128 (converted once in setup) */
     tetra_status tst; /* status of the last tetra call */
     char note[160];
 } gemm_state;
@@ -77,11 +78,14 @@ static size_t a_data_bytes(const gemm_state *s) {
     return (size_t)(s->m * s->k * s->l * (s->kind == K_LT_FP8 ? 1 : 2));
 }
 static size_t b_data_bytes(const gemm_state *s) {
+    if (s->interleaved) return tetra_nvfp4_interleaved_bytes(s->n, s->k) * (size_t)s->l;
     if (b_is_nvfp4(s->kind)) return nv_data(s->n, s->k) * (size_t)s->l;
     return (size_t)(s->n * s->k * s->l * (s->kind == K_LT_FP8 ? 1 : 2));
 }
 static size_t a_scale_bytes(const gemm_state *s) { return nv_scales(s->m, s->k, s->layout) * (size_t)s->l; }
-static size_t b_scale_bytes(const gemm_state *s) { return nv_scales(s->n, s->k, s->layout) * (size_t)s->l; }
+static size_t b_scale_bytes(const gemm_state *s) {
+    return s->interleaved ? 0 : nv_scales(s->n, s->k, s->layout) * (size_t)s->l;
+}
 static size_t d_bytes(const gemm_state *s) { return (size_t)(s->m * s->n * s->l * 2); }
 static size_t set_bytes(const gemm_state *s) {
     size_t x = a_data_bytes(s) + b_data_bytes(s) + d_bytes(s);
@@ -341,8 +345,43 @@ static int lt_prepare(gemm_state *s, char *msg, size_t len) {
     return rc;
 }
 
+/* B in TETRA_SCALE_INTERLEAVED_32X128: the standard upload, then tetra_convert_weights into
+ * set 0 (before any timing; the other sets are copies). */
+static int prepare_interleaved_b(gemm_state *s, char *msg, size_t len) {
+    void *td = NULL, *ts = NULL;
+    int rc = -1;
+    tetra_matrix src, dst;
+    if (cudaMalloc(&td, nv_data(s->n, s->k) * (size_t)s->l) ||
+        cudaMalloc(&ts, nv_scales(s->n, s->k, s->layout) * (size_t)s->l)) {
+        cudaGetLastError();
+        bench_set_msg(msg, len, "cudaMalloc failed for the standard copy of B");
+        goto done;
+    }
+    if (upload_nvfp4(s->hb, s->hbs, s->n, s->k, s->l, s->layout, td, ts, msg, len)) goto done;
+    src = tetra_matrix_nvfp4(td, ts, s->layout, s->n, s->k, G_WEIGHTS);
+    dst = tetra_matrix_nvfp4(s->b[0], NULL, TETRA_SCALE_INTERLEAVED_32X128, s->n, s->k, G_WEIGHTS);
+    src.batch = dst.batch = s->l;
+    /* the whole device: the copies to the other sets run on env.stream afterwards */
+    if (tetra_convert_weights(s->env.ctx, &src, &dst) != TETRA_OK || cudaDeviceSynchronize() != cudaSuccess) {
+        bench_set_msg(msg, len, "tetra_convert_weights: %s", tetra_last_error());
+        goto done;
+    }
+    rc = 0;
+done:
+    cudaFree(td);
+    cudaFree(ts);
+    return rc;
+}
+
+static int gemm_setup_b(gemm_kind kind, tetra_gemm_path path, int interleaved, const bench_env *env,
+                        const bench_shape *sh, void **out, char *msg, size_t len);
 static int gemm_setup(gemm_kind kind, tetra_gemm_path path, const bench_env *env, const bench_shape *sh,
                       void **out, char *msg, size_t len) {
+    return gemm_setup_b(kind, path, 0, env, sh, out, msg, len);
+}
+
+static int gemm_setup_b(gemm_kind kind, tetra_gemm_path path, int interleaved, const bench_env *env,
+                        const bench_shape *sh, void **out, char *msg, size_t len) {
     gemm_state *s;
     tetra_rng rng;
     size_t per;
@@ -363,6 +402,7 @@ static int gemm_setup(gemm_kind kind, tetra_gemm_path path, const bench_env *env
     s->k = sh->k;
     s->l = sh->l;
     s->layout = kind == K_LT_NVFP4 ? TETRA_SCALE_SWIZZLED_128X4 : env->scale_layout;
+    s->interleaved = interleaved;
     per = set_bytes(s);
     if (!(s->nsets = bench_rotation_sets(env, per, MAX_SETS, msg, len))) {
         free(s);
@@ -396,7 +436,7 @@ static int gemm_setup(gemm_kind kind, tetra_gemm_path path, const bench_env *env
             e |= cudaMalloc(&s->aqs[i], a_scale_bytes(s));
         }
         e |= cudaMalloc(&s->b[i], b_data_bytes(s));
-        if (b_is_nvfp4(kind)) e |= cudaMalloc(&s->bs[i], b_scale_bytes(s));
+        if (b_is_nvfp4(kind) && !s->interleaved) e |= cudaMalloc(&s->bs[i], b_scale_bytes(s));
         e |= cudaMalloc(&s->d[i], d_bytes(s));
         if (e) {
             cudaGetLastError();
@@ -412,7 +452,9 @@ static int gemm_setup(gemm_kind kind, tetra_gemm_path path, const bench_env *env
     } else {
         bench_fill_bf16((uint16_t *)s->a[0], s->m * s->k * s->l, env->seed ^ 0x2222, st);
     }
-    if (b_is_nvfp4(kind)) {
+    if (s->interleaved) {
+        if (prepare_interleaved_b(s, msg, len)) goto done;
+    } else if (b_is_nvfp4(kind)) {
         if (upload_nvfp4(s->hb, s->hbs, s->n, s->k, s->l, s->layout, s->b[0], s->bs[0], msg, len)) goto done;
     } else if (kind == K_LT_FP8) {
         bench_fill_e4m3((uint8_t *)s->b[0], s->n * s->k * s->l, env->seed ^ 0x3333, st);
@@ -446,7 +488,8 @@ static int gemm_setup(gemm_kind kind, tetra_gemm_path path, const bench_env *env
         cudaMemcpyAsync(s->a[i], s->a[0], a_data_bytes(s), cudaMemcpyDeviceToDevice, st);
         cudaMemcpyAsync(s->b[i], s->b[0], b_data_bytes(s), cudaMemcpyDeviceToDevice, st);
         if (a_is_nvfp4(kind)) cudaMemcpyAsync(s->as[i], s->as[0], a_scale_bytes(s), cudaMemcpyDeviceToDevice, st);
-        if (b_is_nvfp4(kind)) cudaMemcpyAsync(s->bs[i], s->bs[0], b_scale_bytes(s), cudaMemcpyDeviceToDevice, st);
+        if (b_is_nvfp4(kind) && !s->interleaved)
+            cudaMemcpyAsync(s->bs[i], s->bs[0], b_scale_bytes(s), cudaMemcpyDeviceToDevice, st);
     }
     for (int i = 0; i < s->nsets; i++) cudaMemsetAsync(s->d[i], 0xff, d_bytes(s), st);
     if (cudaStreamSynchronize(st) != cudaSuccess) {
@@ -462,7 +505,9 @@ static int gemm_setup(gemm_kind kind, tetra_gemm_path path, const bench_env *env
         else
             s->ma[i] = tetra_matrix_dense(TETRA_DTYPE_BF16, s->a[i], s->m, s->k);
         s->maq[i] = tetra_matrix_nvfp4(s->aq[i], s->aqs[i], s->layout, s->m, s->k, G_ACT_SUPPLIED);
-        s->mb[i] = tetra_matrix_nvfp4(s->b[i], s->bs[i], s->layout, s->n, s->k, G_WEIGHTS);
+        s->mb[i] = s->interleaved
+                       ? tetra_matrix_nvfp4(s->b[i], NULL, TETRA_SCALE_INTERLEAVED_32X128, s->n, s->k, G_WEIGHTS)
+                       : tetra_matrix_nvfp4(s->b[i], s->bs[i], s->layout, s->n, s->k, G_WEIGHTS);
         s->md[i] = tetra_matrix_dense(TETRA_DTYPE_BF16, s->d[i], s->m, s->n);
         s->ma[i].batch = s->maq[i].batch = s->mb[i].batch = s->md[i].batch = s->l;
     }
@@ -476,7 +521,8 @@ static int gemm_setup(gemm_kind kind, tetra_gemm_path path, const bench_env *env
                  path == TETRA_PATH_MMA_SYNC ? "path MMA_SYNC" : path == TETRA_PATH_WGMMA ? "path WGMMA"
                  : path == TETRA_PATH_WGMMA_T                               ? "path WGMMA_T"
                                                                              : "AUTO",
-                 s->layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled-128x4");
+                 s->interleaved ? "interleaved-32x128 (prepared from swizzled/linear)"
+                 : s->layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled-128x4");
     } else if ((rc = lt_prepare(s, msg, len)) != BENCH_OK) {
         goto done;
     }
@@ -720,6 +766,10 @@ tetra_status bench_gemm_pin(void *state, tetra_gemm_path path, int tile_m, int s
 static double g_flops(const bench_shape *s) { return 2.0 * s->m * s->n * s->k * s->l; }
 static double nvb(int64_t r, int64_t k) { return (double)r * k / 2 + (double)r * k / 16; }
 static double bytes_w4a16(const bench_shape *s) { return s->l * (2.0 * s->m * s->k + nvb(s->n, s->k) + 2.0 * s->m * s->n); }
+/* prepared weights: the interleaved buffer as read (values, scales, flags, padding) */
+static double bytes_w4a16_il(const bench_shape *s) {
+    return s->l * (2.0 * s->m * s->k + (double)tetra_nvfp4_interleaved_bytes(s->n, s->k) + 2.0 * s->m * s->n);
+}
 static double bytes_w4a4(const bench_shape *s) { return s->l * (nvb(s->m, s->k) + nvb(s->n, s->k) + 2.0 * s->m * s->n); }
 static double bytes_bf16(const bench_shape *s) { return s->l * 2.0 * ((double)s->m * s->k + (double)s->n * s->k + (double)s->m * s->n); }
 static double bytes_fp8(const bench_shape *s) { return s->l * ((double)s->m * s->k + (double)s->n * s->k + 2.0 * s->m * s->n); }
@@ -742,6 +792,11 @@ static int setup_w4a16_batchinv(const bench_env *e, const bench_shape *sh, void 
              ((gemm_state *)*st)->layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled-128x4");
     return BENCH_OK;
 }
+/* W4A16 with B prepared in TETRA_SCALE_INTERLEAVED_32X128 (AUTO: the GEMV for M <= 16;
+ * larger M is refused, so the arm reports unsupported there) */
+static int setup_w4a16_il(const bench_env *e, const bench_shape *sh, void **st, char *m, size_t l) {
+    return gemm_setup_b(K_TETRA_W4A16, TETRA_PATH_AUTO, 1, e, sh, st, m, l);
+}
 SETUP(setup_w4a4, K_TETRA_W4A4, TETRA_PATH_AUTO)
 SETUP(setup_w4a4_full, K_TETRA_W4A4_FULL, TETRA_PATH_AUTO)
 SETUP(setup_lt_bf16, K_LT_BF16, TETRA_PATH_AUTO)
@@ -763,6 +818,8 @@ const bench_arm bench_arm_tetra_gemm_wgmma_t = {"tetra-gemm-wgmma-t", "gemm", "w
     setup_w4a16_wgmma_t, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_batchinv = {"tetra-gemm-batchinv", "gemm", "w4a16", "kernel", 0,
     setup_w4a16_batchinv, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16, 0, gemm_describe};
+const bench_arm bench_arm_tetra_gemm_gemv_interleaved = {"tetra-gemm-gemv-interleaved", "gemm", "w4a16", "kernel",
+    0, setup_w4a16_il, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16_il, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_w4a4 = {"tetra-gemm-w4a4", "gemm", "w4a4", "kernel", 0, setup_w4a4, gemm_run,
     tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a4, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_w4a4_full = {"tetra-gemm-w4a4-full", "gemm", "w4a4", "full-call", 0,

@@ -51,18 +51,36 @@ size_t tetra_nvfp4_scale_bytes(int64_t rows, int64_t k, tetra_scale_layout layou
     if (tetra_nvfp4_data_bytes(rows, k) == 0) return 0;
     if (layout == TETRA_SCALE_LINEAR) return (size_t)(rows * (k / 16));
     if (layout == TETRA_SCALE_SWIZZLED_128X4) return (size_t)tetra_swizzled_bytes(rows, k / 16);
-    return 0;
+    return 0; /* the interleaved layout keeps its scales in data */
+}
+
+size_t tetra_nvfp4_interleaved_bytes(int64_t rows, int64_t k) {
+    int64_t rp, kp;
+    if (tetra_nvfp4_data_bytes(rows, k) == 0) return 0;
+    /* the padded matrix must pass the same size limit as a standard one */
+    rp = (rows + TETRA_IL_TILE_ROWS - 1) / TETRA_IL_TILE_ROWS * TETRA_IL_TILE_ROWS;
+    kp = tetra_il_segments(k) * TETRA_IL_K;
+    if (rp > TETRA_MAX_DIM || kp > TETRA_MAX_DIM || rp > TETRA_MAX_DIM / kp) return 0;
+    return (size_t)tetra_il_batch_bytes(rows, k);
+}
+
+static int is_interleaved(const tetra_matrix *m) {
+    return m->dtype == TETRA_DTYPE_NVFP4 && m->scale_layout == TETRA_SCALE_INTERLEAVED_32X128;
 }
 
 int64_t tetra_matrix_ld(const tetra_matrix *m) { return m->ld ? m->ld : m->cols; }
 int64_t tetra_matrix_batch(const tetra_matrix *m) { return m->batch > 0 ? m->batch : 1; }
 int64_t tetra_matrix_batch_stride(const tetra_matrix *m) {
+    /* interleaved: 4-bit elements, so twice the bytes of one batch */
+    if (is_interleaved(m)) return 2 * (int64_t)tetra_nvfp4_interleaved_bytes(m->rows, m->cols);
     return m->batch_stride ? m->batch_stride : m->rows * tetra_matrix_ld(m);
 }
 int64_t tetra_matrix_scale_ld(const tetra_matrix *m) {
+    if (is_interleaved(m)) return 0;
     return m->scale_ld ? m->scale_ld : m->cols / 16;
 }
 int64_t tetra_matrix_scale_batch_stride(const tetra_matrix *m) {
+    if (is_interleaved(m)) return 0;
     if (m->scale_batch_stride) return m->scale_batch_stride;
     if (m->scale_layout == TETRA_SCALE_SWIZZLED_128X4)
         return tetra_swizzled_bytes(m->rows, m->cols / 16);
@@ -90,12 +108,52 @@ static int valid_dtype(tetra_dtype dt) {
            dt == TETRA_DTYPE_NVFP4;
 }
 
+/* The interleaved layout's own fields: everything lives in data, nothing is strided. */
+static tetra_status check_interleaved(const tetra_matrix *m, const char *name) {
+    if (m->ld || m->batch_stride || m->scale_ld || m->scale_batch_stride)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT,
+                          "%s: ld, batch_stride, scale_ld and scale_batch_stride must be 0 for "
+                          "TETRA_SCALE_INTERLEAVED_32X128 (the layout fixes them)", name);
+    if (m->scales)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT,
+                          "%s.scales must be NULL for TETRA_SCALE_INTERLEAVED_32X128 (scales live in data)",
+                          name);
+    if (!tetra_aligned(m->data, 16))
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT,
+                          "%s.data must be 16-byte aligned for TETRA_SCALE_INTERLEAVED_32X128", name);
+    if (tetra_nvfp4_interleaved_bytes(m->rows, m->cols) == 0)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s: %lldx%lld is too large for the interleaved layout",
+                          name, (long long)m->rows, (long long)m->cols);
+    return TETRA_OK;
+}
+
 tetra_status tetra_check_matrix(const tetra_matrix *m, const char *name, tetra_mem where) {
+    return tetra_check_matrix_layout(m, name, where, 0);
+}
+
+tetra_status tetra_check_weights(const tetra_matrix *m, const char *name, tetra_mem where) {
+    return tetra_check_matrix_layout(m, name, where, 1);
+}
+
+tetra_status tetra_check_matrix_layout(const tetra_matrix *m, const char *name, tetra_mem where,
+                                       int allow_interleaved) {
     int64_t ld, batch, bstride;
     if (!m) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s is NULL", name);
     if (!valid_dtype(m->dtype))
         return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s.dtype %d is not a tetra_dtype", name,
                           (int)m->dtype);
+    if (is_interleaved(m)) {
+        tetra_status st;
+        if (!allow_interleaved)
+            return tetra_fail(TETRA_ERR_INVALID_ARGUMENT,
+                              "%s.scale_layout is TETRA_SCALE_INTERLEAVED_32X128: prepared weights are "
+                              "read only as tetra_gemm's b (weights); use tetra_convert_weights to get a "
+                              "standard layout", name);
+        if (!m->data) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s.data is NULL", name);
+        if (m->rows >= 1 && m->rows <= TETRA_MAX_DIM && m->cols >= 1 && m->cols <= TETRA_MAX_DIM &&
+            m->cols % 16 == 0 && (st = check_interleaved(m, name)) != TETRA_OK)
+            return st;
+    }
     if (!m->data) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s.data is NULL", name);
     if (m->rows < 1 || m->rows > TETRA_MAX_DIM)
         return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s.rows = %lld is out of range [1, 2^47]",
@@ -131,8 +189,10 @@ tetra_status tetra_check_matrix(const tetra_matrix *m, const char *name, tetra_m
             return tetra_fail(TETRA_ERR_INVALID_ARGUMENT,
                               "%s.ld and batch_stride must be even for NVFP4 (two values per byte)",
                               name);
-        if (!m->scales) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s.scales is NULL", name);
-        if (m->scale_layout != TETRA_SCALE_LINEAR && m->scale_layout != TETRA_SCALE_SWIZZLED_128X4)
+        if (!m->scales && !is_interleaved(m))
+            return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s.scales is NULL", name);
+        if (m->scale_layout != TETRA_SCALE_LINEAR && m->scale_layout != TETRA_SCALE_SWIZZLED_128X4 &&
+            !is_interleaved(m))
             return tetra_fail(TETRA_ERR_INVALID_ARGUMENT,
                               "%s.scale_layout %d is not a tetra_scale_layout", name,
                               (int)m->scale_layout);
@@ -168,7 +228,9 @@ tetra_status tetra_check_matrix(const tetra_matrix *m, const char *name, tetra_m
         if ((st = tetra_check_device_ptr(m->data, what)) != TETRA_OK) return st;
         if (m->dtype == TETRA_DTYPE_NVFP4) {
             snprintf(what, sizeof what, "%s.scales", name);
-            if ((st = tetra_check_device_ptr(m->scales, what)) != TETRA_OK) return st;
+            /* the interleaved layout has no scales pointer */
+            if (!is_interleaved(m) && (st = tetra_check_device_ptr(m->scales, what)) != TETRA_OK)
+                return st;
             if (m->global_scale_dev) {
                 snprintf(what, sizeof what, "%s.global_scale_dev", name);
                 if ((st = tetra_check_device_ptr(m->global_scale_dev, what)) != TETRA_OK) return st;

@@ -32,7 +32,7 @@ struct ref_operand {
     int64_t ld, batch_stride; /* elements (NVFP4: 4-bit elements) */
     const uint8_t *scales;
     int64_t scale_ld, scale_batch_stride;
-    int layout;
+    int layout; /* 0 linear, 1 swizzled, 2 interleaved 32x128 (B only: data holds everything) */
 };
 
 struct ref_params {
@@ -75,6 +75,9 @@ __global__ void __launch_bounds__(kBlockN *kBlockM) gemm_reference_kernel(ref_pa
     const int64_t l = blockIdx.z;
     if (n >= p.n) return;
     const int64_t nkb = p.k / TETRA_NVFP4_BLOCK;
+    const bool b_il = p.b.layout == 2;
+    const int64_t b_nseg = tetra_il_segments(p.k);
+    const uint8_t *bbatch = (const uint8_t *)p.b.data + l * p.b.batch_stride / 2;
     const uint8_t *brow = (const uint8_t *)p.b.data + (l * p.b.batch_stride + n * p.b.ld) / 2;
     const uint8_t *bsc = p.b.scales + l * p.b.scale_batch_stride;
     double scale = (double)p.alpha;
@@ -93,8 +96,12 @@ __global__ void __launch_bounds__(kBlockN *kBlockM) gemm_reference_kernel(ref_pa
             arow = (const uint16_t *)p.a.data + l * p.a.batch_stride + m * p.a.ld;
         double acc0 = 0.0, acc1 = 0.0, acc2 = 0.0, acc3 = 0.0;
         for (int64_t kb = 0; kb < nkb; kb++) {
-            const float sb =
-                tetra_e4m3_to_float(bsc[tetra_scale_offset(p.b.layout, n, kb, nkb, p.b.scale_ld)]);
+            /* this block's 8 value bytes are contiguous in every layout */
+            const uint8_t *bblk = b_il ? bbatch + tetra_il_data_offset(n, kb * TETRA_NVFP4_BLOCK, b_nseg)
+                                       : brow + kb * (TETRA_NVFP4_BLOCK / 2);
+            const float sb = tetra_e4m3_to_float(
+                b_il ? bbatch[tetra_il_scale_offset(n, kb, b_nseg)]
+                     : bsc[tetra_scale_offset(p.b.layout, n, kb, nkb, p.b.scale_ld)]);
             float sa = 1.0f;
             if (AK == A_NVFP4)
                 sa = tetra_e4m3_to_float(asc[tetra_scale_offset(p.a.layout, m, kb, nkb, p.a.scale_ld)]);
@@ -102,10 +109,10 @@ __global__ void __launch_bounds__(kBlockN *kBlockM) gemm_reference_kernel(ref_pa
 #pragma unroll
             for (int q = 0; q < TETRA_NVFP4_BLOCK; q += 4) {
                 const int64_t k = kb * TETRA_NVFP4_BLOCK + q;
-                acc0 += (double)a_unscaled<AK>(arow, k + 0, sa) * (double)nvfp4_unscaled(brow, k + 0, sb);
-                acc1 += (double)a_unscaled<AK>(arow, k + 1, sa) * (double)nvfp4_unscaled(brow, k + 1, sb);
-                acc2 += (double)a_unscaled<AK>(arow, k + 2, sa) * (double)nvfp4_unscaled(brow, k + 2, sb);
-                acc3 += (double)a_unscaled<AK>(arow, k + 3, sa) * (double)nvfp4_unscaled(brow, k + 3, sb);
+                acc0 += (double)a_unscaled<AK>(arow, k + 0, sa) * (double)nvfp4_unscaled(bblk, q + 0, sb);
+                acc1 += (double)a_unscaled<AK>(arow, k + 1, sa) * (double)nvfp4_unscaled(bblk, q + 1, sb);
+                acc2 += (double)a_unscaled<AK>(arow, k + 2, sa) * (double)nvfp4_unscaled(bblk, q + 2, sb);
+                acc3 += (double)a_unscaled<AK>(arow, k + 3, sa) * (double)nvfp4_unscaled(bblk, q + 3, sb);
             }
         }
         double v = __dmul_rn(scale, __dadd_rn(__dadd_rn(acc0, acc1), __dadd_rn(acc2, acc3)));
@@ -127,7 +134,9 @@ ref_operand make_operand(const tetra_operand &o) {
     r.scales = o.scales;
     r.scale_ld = o.scale_ld;
     r.scale_batch_stride = o.scale_batch_stride;
-    r.layout = o.scale_layout == TETRA_SCALE_SWIZZLED_128X4 ? 1 : 0;
+    r.layout = o.scale_layout == TETRA_SCALE_SWIZZLED_128X4      ? 1
+               : o.scale_layout == TETRA_SCALE_INTERLEAVED_32X128 ? 2
+                                                                  : 0;
     return r;
 }
 

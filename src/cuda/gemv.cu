@@ -75,6 +75,9 @@ struct gemv_params {
     const uint8_t *w, *w_scales;
     int64_t w_row_bytes, w_batch_bytes, w_scale_ld, w_scale_batch;
     int w_swizzled;
+    int w_il;            /* W in TETRA_SCALE_INTERLEAVED_32X128: w_batch_bytes is its batch
+                          * size, w_scales unused, flags at w_flags_off */
+    int64_t w_flags_off, w_il_nseg; /* w_il_nseg = ceil(K / 128) for any K (scalar kernel) */
     const uint8_t *x, *x_scales; /* x_scales only for NVFP4 X */
     int64_t x_row_bytes, x_batch_bytes, x_scale_ld, x_scale_batch;
     int x_swizzled;
@@ -93,7 +96,8 @@ struct gemv_params {
     int splits;
     int m;
     int64_t n, k, nkb;
-    int nseg;
+    int nseg;        /* segments of K: K / 128 (standard W), ceil(K / 128) (interleaved W) */
+    int x_full_segs; /* K / 128: segments whose X words all lie below K */
 };
 
 /* ---------------------------------------------------------------- epilogue */
@@ -258,7 +262,7 @@ struct gemv_stage {
  * lane reads back only what it copied: no barrier), so GEMV_STAGES - 1 segments are in
  * flight while one is dequantized.
  */
-template <int XK>
+template <int XK, bool IL>
 __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_params p) {
     constexpr bool BF16 = XK != X_FP16;
     __shared__ gemv_stage ring[GEMV_WARPS][GEMV_STAGES];
@@ -274,6 +278,15 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
 
     /* global sources of this lane, advanced by one segment per copy */
     const uint8_t *wsrc[4], *ssrc[4];
+    /* interleaved W: one source, this warp's block of segment seg_begin plus the lane's
+     * chunk; the lane pair's 16 scale bytes are il_soff from it */
+    const uint8_t *ilsrc = nullptr;
+    int il_soff = 0;
+    if (IL) {
+        ilsrc = p.w + l * p.w_batch_bytes +
+                ((r0 / TETRA_IL_ROWS) * p.nseg + seg_begin) * (int64_t)TETRA_IL_BLOCK_BYTES + 16 * lane;
+        il_soff = TETRA_IL_SCALE_OFF + 16 * (lane >> 1) - 16 * lane;
+    } else {
     const uint8_t *w_scales = p.w_scales + l * p.w_scale_batch;
 #pragma unroll
     for (int i = 0; i < 4; i++) {
@@ -284,6 +297,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
         ssrc[i] = w_scales + scale_rowpart(p.w_swizzled, r, p.nkb, p.w_scale_ld) +
                   (scale_kpart(p.w_swizzled, seg_begin, t) & ~(int64_t)3);
     }
+    }
     const int64_t s_step = p.w_swizzled ? 1024 : 8;
     /* which halfword of the scale word is this lane's (blocks 2t, 2t+1), spread to bits
      * 0-7 and 16-23 */
@@ -291,18 +305,28 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
 
     gemv_stage *my = ring[warp];
     const uint32_t ring_base = smem_addr(&my[0].w[0][lane]);
-    const uint32_t w_off = 0, s_off = (uint32_t)((uint8_t *)&my[0].s[0][lane] - (uint8_t *)&my[0].w[0][lane]);
+    /* interleaved W: the lane's 16 scale bytes go to its own 16-byte slot of s */
+    const uint32_t w_off = 0,
+                   s_off = IL ? (uint32_t)((uint8_t *)&my[0].s[0][0] - (uint8_t *)&my[0].w[0][0])
+                              : (uint32_t)((uint8_t *)&my[0].s[0][lane] - (uint8_t *)&my[0].w[0][lane]);
     constexpr uint32_t stage_bytes = sizeof(gemv_stage);
     constexpr uint32_t wrow_bytes = 16 * TETRA_WARP, srow_bytes = 4 * TETRA_WARP;
 
     auto issue = [&](int slot) {
         const uint32_t base = ring_base + (uint32_t)slot * stage_bytes;
+        if (IL) { /* 4 x 512 contiguous bytes per warp instruction, then the scales */
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            cp_async16(base + w_off + i * wrow_bytes, wsrc[i]);
-            cp_async4(base + s_off + i * srow_bytes, ssrc[i]);
-            wsrc[i] += 64;
-            ssrc[i] += s_step;
+            for (int i = 0; i < 4; i++) cp_async16(base + w_off + i * wrow_bytes, ilsrc + 512 * i);
+            cp_async16(base + s_off, ilsrc + il_soff);
+            ilsrc += TETRA_IL_BLOCK_BYTES;
+        } else {
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                cp_async16(base + w_off + i * wrow_bytes, wsrc[i]);
+                cp_async4(base + s_off + i * srow_bytes, ssrc[i]);
+                wsrc[i] += 64;
+                ssrc[i] += s_step;
+            }
         }
     };
 
@@ -337,6 +361,10 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
     uint32_t bad = 0u;
 
     const int nseg = seg_end - seg_begin;
+    /* X is loaded ahead only for segments below x_end; the interleaved layout's last
+     * segment may be partial (K % 128 != 0), and tail_load_x loads it word by word when
+     * it comes (a warp-uniform branch per segment; standard W: x_end = seg_end) */
+    const int x_end = IL ? (seg_end < p.x_full_segs ? seg_end : p.x_full_segs) : seg_end;
 #pragma unroll
     for (int j = 0; j < GEMV_STAGES - 1; j++) {
         if (j < nseg) issue(j);
@@ -373,6 +401,39 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
     };
     /* activation fragments xf[h][q][pair] for K 8q + pair and 8q + pair + 4 */
     uint32_t xf[2][4][4];
+    /* X of a partial last segment (interleaved W only): words at or past K stay zero */
+    auto tail_load_x = [&](int seg, int nt) {
+        const int64_t krem = p.k - (int64_t)seg * GEMV_SEG_K - 32 * t; /* valid elements from the lane's first */
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            if (h >= nt) break;
+            if (XK == X_NVFP4) {
+                uint4 v = make_uint4(0u, 0u, 0u, 0u);
+                uint32_t sc = 0u;
+                const uint8_t *src = xrow[h] + (int64_t)seg * 64 + 16 * t;
+                const uint8_t *ssrc_x = x_scales + xsrow[h] + scale_kpart(p.x_swizzled, seg, t);
+                if (xon[h] && krem >= 32) {
+                    v = __ldg((const uint4 *)src);
+                    sc = load_scale2(ssrc_x);
+                } else if (xon[h] && krem >= 16) { /* one block: 8 bytes, one scale */
+                    const uint2 u = __ldg((const uint2 *)src);
+                    v.x = u.x;
+                    v.y = u.y;
+                    sc = __ldg(ssrc_x);
+                }
+                xraw[h][0] = v;
+                xsraw[h] = sc;
+            } else {
+                /* xnext points one segment ahead here (as for the loads it replaces), so
+                 * no other pointer stays live through the loop (sm_80 register cap) */
+                const uint8_t *src = xnext - 256 + (h ? 8 * p.x_row_bytes : 0);
+#pragma unroll
+                for (int q = 0; q < XW; q++)
+                    xraw[h][q] = xon[h] && 8 * q < krem ? __ldg((const uint4 *)src + q)
+                                                        : make_uint4(0u, 0u, 0u, 0u);
+            }
+        }
+    };
     auto unpack_x_fp4 = [&](int h) {
         uint32_t sp = prmt(xsraw[h], 0u, 0x4140u);
         uint32_t s2 = scale_pair2<true>(sp);
@@ -400,7 +461,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
 #pragma unroll
     for (int h = 0; h < NT; h++) {
 #pragma unroll
-        for (int q = 0; q < XW; q++) load_x(h, q, seg_begin, xon[h]);
+        for (int q = 0; q < XW; q++) load_x(h, q, seg_begin, xon[h] && seg_begin < x_end);
     }
     if (XK != X_NVFP4) xnext += 256;
     int slot = 0;
@@ -411,11 +472,17 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
         {
             const gemv_stage &st = my[slot];
 #pragma unroll
-            for (int i = 0; i < 4; i++) {
-                wraw[i] = st.w[i][lane];
-                s4[i] = st.s[i][lane];
+            for (int i = 0; i < 4; i++) wraw[i] = st.w[i][lane];
+            if (IL) { /* the lane's 8 bytes of its pair's 16: rows 0, 1 in .x, rows 2, 3 in .y */
+                const uint2 sv = *(const uint2 *)((const uint8_t *)&st.s[0][0] + 16 * lane + 8 * (lane & 1));
+                s4[0] = s4[1] = sv.x;
+                s4[2] = s4[3] = sv.y;
+            } else {
+#pragma unroll
+                for (int i = 0; i < 4; i++) s4[i] = st.s[i][lane];
             }
         }
+        if (IL && seg >= x_end) tail_load_x(seg, NT);
         /* refill the slot read one iteration ago (its data is in registers by now) */
         {
             int refill = slot == 0 ? GEMV_STAGES - 1 : slot - 1;
@@ -433,7 +500,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
 #pragma unroll
                 for (int q = 0; q < 4; q++) {
                     unpack_x_dense(h, q);
-                    load_x(h, q, seg + 1, seg + 1 < seg_end && xon[h]);
+                    load_x(h, q, seg + 1, seg + 1 < x_end && xon[h]);
                 }
             }
             xnext += 256;
@@ -443,8 +510,10 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
         uint32_t s2[4][2];
 #pragma unroll
         for (int i = 0; i < 4; i++) {
-            bad |= (nan_flags(0u, s4[i]) & 0x80808080u) >> i;
-            const uint32_t sp = scale_pair2<BF16>(prmt(s4[i], 0u, s_sel_lo));
+            /* interleaved W: row i's pair is halfword i % 2 of its word (a constant
+             * selector), its NaN flag comes from the layout's flag bytes (epilogue) */
+            if (!IL) bad |= (nan_flags(0u, s4[i]) & 0x80808080u) >> i;
+            const uint32_t sp = scale_pair2<BF16>(prmt(s4[i], 0u, IL ? ((i & 1) ? 0x4342u : 0x4140u) : s_sel_lo));
             s2[i][0] = prmt(sp, 0u, 0x1010u);
             s2[i][1] = prmt(sp, 0u, 0x3232u);
         }
@@ -452,7 +521,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
         for (int q = 0; q < 4; q++) {
             if (XK == X_NVFP4 && q == 2) /* xf of words 0, 1 is dead: room for the raw words */
 #pragma unroll
-                for (int h = 0; h < NT; h++) load_x(h, 0, seg + 1, seg + 1 < seg_end && xon[h]);
+                for (int h = 0; h < NT; h++) load_x(h, 0, seg + 1, seg + 1 < x_end && xon[h]);
             uint32_t wd[4][4];
 #pragma unroll
             for (int i = 0; i < 4; i++) dequant_word<BF16>(word_of(wraw[i], q), s2[i][q >> 1], wd[i]);
@@ -486,8 +555,15 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
 
     /* a NaN scale code anywhere in a row's K range makes the row NaN; the four lanes of a
      * quad saw different scale words of the same rows */
+    if (IL) { /* the layout's per-row flags, read once */
+        const uint8_t *fl = p.w + l * p.w_batch_bytes + p.w_flags_off + r0 + g;
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            if (__ldg(fl + 8 * i)) bad |= 0x80808080u >> i;
+    } else {
     bad |= __shfl_xor_sync(0xFFFFFFFFu, bad, 1);
     bad |= __shfl_xor_sync(0xFFFFFFFFu, bad, 2);
+    }
 
     /* C fragment: c0,c1 -> (A row g, cols 2t, 2t+1), c2,c3 -> (A row g+8, same cols) */
     const float nan = __int_as_float(0x7FC00000);
@@ -588,6 +664,7 @@ __global__ void __launch_bounds__(128) gemv_nvfp4_scalar(const gemv_params p) {
     if (n >= p.n) return; /* whole warp */
     const uint8_t *wrow = p.w + l * p.w_batch_bytes + n * p.w_row_bytes;
     const uint8_t *wsc = p.w_scales + l * p.w_scale_batch;
+    const uint8_t *wbatch = p.w + l * p.w_batch_bytes; /* interleaved W */
     const uint8_t *xb = p.x + l * p.x_batch_bytes;
     const bool x_fp4 = p.x_dtype == TETRA_DTYPE_NVFP4;
     const uint8_t *xsc = x_fp4 ? p.x_scales + l * p.x_scale_batch : nullptr;
@@ -597,11 +674,14 @@ __global__ void __launch_bounds__(128) gemv_nvfp4_scalar(const gemv_params p) {
 
     for (int64_t kb = lane; kb < p.nkb; kb += TETRA_WARP) {
         float wv[16];
-        const float ws =
-            tetra_e4m3_to_float(wsc[tetra_scale_offset(p.w_swizzled, n, kb, p.nkb, p.w_scale_ld)]);
+        /* the block's 8 bytes are contiguous in every layout */
+        const uint8_t *wblk = p.w_il ? wbatch + tetra_il_data_offset(n, kb * 16, p.w_il_nseg) : wrow + kb * 8;
+        const float ws = tetra_e4m3_to_float(
+            p.w_il ? wbatch[tetra_il_scale_offset(n, kb, p.w_il_nseg)]
+                   : wsc[tetra_scale_offset(p.w_swizzled, n, kb, p.nkb, p.w_scale_ld)]);
 #pragma unroll
         for (int e = 0; e < 16; e++) {
-            unsigned byte = wrow[kb * 8 + e / 2];
+            unsigned byte = wblk[e / 2];
             wv[e] = tetra_e2m1_to_float((e & 1) ? byte >> 4 : byte & 15u) * ws;
         }
 #pragma unroll
@@ -625,12 +705,15 @@ __global__ void __launch_bounds__(128) gemv_nvfp4_scalar(const gemv_params p) {
             acc[m] = a;
         }
     }
+    /* interleaved W: a flagged row is NaN, as in the mma kernel */
+    const bool bad_row = p.w_il && wbatch[p.w_flags_off + n] != 0;
 #pragma unroll
     for (int m = 0; m < GEMV_MAX_M; m++) {
         if (m >= p.m) break;
         float v = acc[m];
 #pragma unroll
         for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, off);
+        if (bad_row) v = __int_as_float(0x7FC00000);
         if (lane == 0) gemv_store(p, l, m, n, v, 1.0f);
     }
 }
@@ -650,11 +733,11 @@ bool w_scales_fast_ok(const tetra_operand &o) {
     return o.scale_layout != TETRA_SCALE_LINEAR || o.scale_ld % 4 == 0;
 }
 
-template <int XK>
+template <int XK, bool IL>
 tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     cudaStream_t stream = TETRA_STREAM(p);
     int occ = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, gemv_nvfp4_mma<XK>, GEMV_THREADS, 0) !=
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, gemv_nvfp4_mma<XK, IL>, GEMV_THREADS, 0) !=
             cudaSuccess ||
         occ < 1) {
         (void)cudaGetLastError();
@@ -706,7 +789,7 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     }
     prm.splits = (int)splits;
     dim3 grid((unsigned)tiles, (unsigned)splits, (unsigned)p->batch);
-    gemv_nvfp4_mma<XK><<<grid, GEMV_THREADS, 0, stream>>>(prm);
+    gemv_nvfp4_mma<XK, IL><<<grid, GEMV_THREADS, 0, stream>>>(prm);
     TETRA_LAUNCH_CHECK();
     if (splits > 1 && !prm.counters) {
         const int64_t outs = (int64_t)p->m * p->n;
@@ -748,6 +831,9 @@ extern "C" tetra_status tetra_launch_gemv(const tetra_gemm_problem *p) {
     prm.w_scale_ld = b.scale_ld;
     prm.w_scale_batch = b.scale_batch_stride;
     prm.w_swizzled = b.scale_layout == TETRA_SCALE_SWIZZLED_128X4;
+    prm.w_il = b.scale_layout == TETRA_SCALE_INTERLEAVED_32X128;
+    prm.w_flags_off = prm.w_il ? tetra_il_flags_offset(p->n, p->k) : 0;
+    prm.w_il_nseg = tetra_il_segments(p->k);
     prm.x = (const uint8_t *)a.data;
     prm.x_dtype = a.dtype;
     if (a.dtype == TETRA_DTYPE_NVFP4) {
@@ -782,20 +868,31 @@ extern "C" tetra_status tetra_launch_gemv(const tetra_gemm_problem *p) {
     prm.n = p->n;
     prm.k = p->k;
     prm.nkb = p->k / 16;
-    prm.nseg = (int)(p->k / GEMV_SEG_K);
+    /* K <= 2^30 keeps segment counts in int; larger K takes the scalar kernel */
+    const int64_t kseg = p->k <= ((int64_t)1 << 30) ? p->k : 0;
+    prm.x_full_segs = (int)(kseg / GEMV_SEG_K);
+    prm.nseg = prm.w_il ? (int)tetra_il_segments(kseg) : prm.x_full_segs;
 
-    bool fast = p->k % GEMV_SEG_K == 0 && p->k <= ((int64_t)1 << 30) && fp4_fast_ok(b) &&
-                w_scales_fast_ok(b);
+    /* interleaved W: any K (padded inside), data aligned by tetra_check_weights */
+    bool fast = p->k <= ((int64_t)1 << 30) &&
+                (prm.w_il || (p->k % GEMV_SEG_K == 0 && fp4_fast_ok(b) && w_scales_fast_ok(b)));
     if (a.dtype == TETRA_DTYPE_NVFP4)
         fast = fast && fp4_fast_ok(a);
     else
         fast = fast && tetra_aligned(a.data, 16) && a.ld % 8 == 0 && a.batch_stride % 8 == 0;
 
+    if (fast && prm.w_il) {
+        switch (a.dtype) {
+        case TETRA_DTYPE_BF16: return launch_mma<X_BF16, true>(prm, p);
+        case TETRA_DTYPE_FP16: return launch_mma<X_FP16, true>(prm, p);
+        default: return launch_mma<X_NVFP4, true>(prm, p);
+        }
+    }
     if (fast) {
         switch (a.dtype) {
-        case TETRA_DTYPE_BF16: return launch_mma<X_BF16>(prm, p);
-        case TETRA_DTYPE_FP16: return launch_mma<X_FP16>(prm, p);
-        default: return launch_mma<X_NVFP4>(prm, p);
+        case TETRA_DTYPE_BF16: return launch_mma<X_BF16, false>(prm, p);
+        case TETRA_DTYPE_FP16: return launch_mma<X_FP16, false>(prm, p);
+        default: return launch_mma<X_NVFP4, false>(prm, p);
         }
     }
     if (p->splits > 1)

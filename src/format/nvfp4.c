@@ -191,3 +191,90 @@ tetra_status tetra_scales_to_prepermuted_host(const tetra_matrix *src, uint8_t *
                         }
     return TETRA_OK;
 }
+
+/* ---------------------------------------------------------------- prepared weights */
+
+/* Shared checks of tetra_convert_weights[_host]: both NVFP4, the same shape, exactly one
+ * side interleaved; dst's global scale is validated as src's (it is overwritten). */
+tetra_status tetra_check_convert_weights(const tetra_matrix *src, const tetra_matrix *dst, tetra_mem where) {
+    tetra_status st;
+    tetra_matrix probe;
+    if ((st = tetra_check_weights(src, "src", where)) != TETRA_OK) return st;
+    if (src->dtype != TETRA_DTYPE_NVFP4)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "src.dtype must be NVFP4");
+    if (!dst) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "dst is NULL");
+    probe = *dst;
+    probe.global_scale = src->global_scale;
+    probe.global_scale_dev = src->global_scale_dev;
+    if ((st = tetra_check_weights(&probe, "dst", where)) != TETRA_OK) return st;
+    if (dst->dtype != TETRA_DTYPE_NVFP4)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "dst.dtype must be NVFP4");
+    if ((st = check_pair(src, "src", dst, "dst")) != TETRA_OK) return st;
+    if ((src->scale_layout == TETRA_SCALE_INTERLEAVED_32X128) ==
+        (dst->scale_layout == TETRA_SCALE_INTERLEAVED_32X128))
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT,
+                          "exactly one of src.scale_layout and dst.scale_layout must be "
+                          "TETRA_SCALE_INTERLEAVED_32X128 (tetra_convert_scales converts standard layouts)");
+    {
+        /* no overlap between the bytes read and written (the standard side's extent is
+         * bounded by its last batch's end) */
+        const tetra_matrix *il = src->scale_layout == TETRA_SCALE_INTERLEAVED_32X128 ? src : dst;
+        const tetra_matrix *sd = il == src ? dst : src;
+        int64_t L = tetra_matrix_batch(il);
+        uintptr_t ib = (uintptr_t)il->data,
+                  ie = ib + (uintptr_t)(tetra_nvfp4_interleaved_bytes(il->rows, il->cols) * (size_t)L);
+        uintptr_t db = (uintptr_t)sd->data,
+                  de = db + (uintptr_t)(((L - 1) * tetra_matrix_batch_stride(sd) +
+                                         sd->rows * tetra_matrix_ld(sd)) / 2);
+        uintptr_t sb = (uintptr_t)sd->scales,
+                  se = sb + (uintptr_t)((L - 1) * tetra_matrix_scale_batch_stride(sd) +
+                                        (int64_t)tetra_nvfp4_scale_bytes(sd->rows, sd->cols, sd->scale_layout) +
+                                        (sd->scale_layout == TETRA_SCALE_LINEAR
+                                             ? (sd->rows - 1) * (tetra_matrix_scale_ld(sd) - sd->cols / 16)
+                                             : 0));
+        if ((ib < de && db < ie) || (ib < se && sb < ie))
+            return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "src and dst overlap");
+    }
+    return TETRA_OK;
+}
+
+tetra_status tetra_convert_weights_host(const tetra_matrix *src, tetra_matrix *dst) {
+    tetra_status st;
+    const int to_il = dst && dst->scale_layout == TETRA_SCALE_INTERLEAVED_32X128;
+    const tetra_matrix *il, *sd;
+    int64_t L, nkb, nseg, P;
+    if ((st = tetra_check_convert_weights(src, dst, TETRA_MEM_HOST)) != TETRA_OK) return st;
+    il = to_il ? dst : src;
+    sd = to_il ? src : dst;
+    L = tetra_matrix_batch(src);
+    nkb = src->cols / 16;
+    nseg = tetra_il_segments(src->cols);
+    P = (int64_t)tetra_nvfp4_interleaved_bytes(src->rows, src->cols);
+    if (to_il)
+        memset(dst->data, 0, (size_t)(P * L)); /* padding rows, K padding, flags, tail */
+    else
+        zero_swizzled_padding(dst);
+    for (int64_t l = 0; l < L; l++) {
+        uint8_t *ib = (uint8_t *)il->data + l * P;
+        for (int64_t r = 0; r < src->rows; r++) {
+            uint8_t flag = 0;
+            for (int64_t kb = 0; kb < nkb; kb++) {
+                uint8_t *sdata = byte_ptr(sd, l, r, kb * 16), *ssc = scale_ptr(sd, l, r, kb);
+                uint8_t *idata = ib + tetra_il_data_offset(r, kb * 16, nseg),
+                        *isc = ib + tetra_il_scale_offset(r, kb, nseg);
+                if (to_il) {
+                    memcpy(idata, sdata, 8);
+                    *isc = *ssc;
+                    flag |= (uint8_t)tetra_scale_code_bad(*ssc);
+                } else {
+                    memcpy(sdata, idata, 8);
+                    *ssc = *isc;
+                }
+            }
+            if (to_il) ib[tetra_il_flag_offset(src->rows, src->cols, r)] = flag;
+        }
+    }
+    dst->global_scale = src->global_scale;
+    dst->global_scale_dev = src->global_scale_dev;
+    return TETRA_OK;
+}

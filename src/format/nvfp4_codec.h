@@ -147,6 +147,66 @@ TETRA_HD int64_t tetra_scale_offset(int layout, int64_t r, int64_t kb, int64_t n
 }
 
 /* ------------------------------------------------------------------------------------
+ * TETRA_SCALE_INTERLEAVED_32X128 (docs/notes/gemv-prepared-weights.md, section 1): the
+ * decode GEMV's prepared weights. Unit = one warp-segment block of 32 rows x 128 K:
+ * 2048 bytes of nibbles (chunk-major: chunk i of lane 4g+t at 512i + 16*lane holds row
+ * 8i+g's bytes [16t, 16t+16) of the segment, verbatim) then 256 bytes of scales (lane
+ * L = 4g + t' at 2048 + 8L: rows i = 0..3 of row group g, blocks 2t', 2t'+1, byte 2i + b).
+ * Blocks of one 32-row group are consecutive over the segments; rows are padded to a
+ * multiple of 128 and K to a multiple of 128 with zero nibbles and scale code 0. After
+ * the blocks: one flag byte per padded row (1: the row holds a scale code 0x7F or one
+ * with bit 7 set), then zeros up to a multiple of 256 bytes per batch. */
+enum {
+    TETRA_IL_ROWS = 32,          /* rows per block (one warp of the GEMV) */
+    TETRA_IL_K = 128,            /* K elements per block (one GEMV segment) */
+    TETRA_IL_TILE_ROWS = 128,    /* rows are padded to this (one GEMV CTA) */
+    TETRA_IL_BLOCK_BYTES = 2304, /* 2048 nibble bytes + 256 scale bytes */
+    TETRA_IL_SCALE_OFF = 2048
+};
+
+/* Segments (blocks per 32-row group) of a K: ceil(K / 128). */
+TETRA_HD int64_t tetra_il_segments(int64_t k) { return (k + TETRA_IL_K - 1) / TETRA_IL_K; }
+
+/* Offset of the flag bytes in one batch: after all blocks of the padded rows. */
+TETRA_HD int64_t tetra_il_flags_offset(int64_t rows, int64_t k) {
+    return ((rows + TETRA_IL_TILE_ROWS - 1) / TETRA_IL_TILE_ROWS) * (TETRA_IL_TILE_ROWS / TETRA_IL_ROWS) *
+           tetra_il_segments(k) * TETRA_IL_BLOCK_BYTES;
+}
+
+/* Bytes of one batch (the batch stride): blocks + one flag per padded row, to 256. */
+TETRA_HD int64_t tetra_il_batch_bytes(int64_t rows, int64_t k) {
+    int64_t b = tetra_il_flags_offset(rows, k) +
+                ((rows + TETRA_IL_TILE_ROWS - 1) / TETRA_IL_TILE_ROWS) * TETRA_IL_TILE_ROWS;
+    return (b + 255) / 256 * 256;
+}
+
+/* Start of the block of row n, segment s (nseg = tetra_il_segments(K)). */
+TETRA_HD int64_t tetra_il_block(int64_t n, int64_t s, int64_t nseg) {
+    return ((n / TETRA_IL_ROWS) * nseg + s) * TETRA_IL_BLOCK_BYTES;
+}
+
+/* Byte holding element k of row n (low nibble iff k is even); the 8 bytes of a 16-element
+ * block are contiguous from the offset of its first element. */
+TETRA_HD int64_t tetra_il_data_offset(int64_t n, int64_t k, int64_t nseg) {
+    int64_t lane = 4 * (n % 8) + (k % TETRA_IL_K) / 32;
+    return tetra_il_block(n, k / TETRA_IL_K, nseg) + 512 * ((n % 32) / 8) + 16 * lane + (k % 32) / 2;
+}
+
+/* Byte holding the scale of row n, block kb (16 elements). */
+TETRA_HD int64_t tetra_il_scale_offset(int64_t n, int64_t kb, int64_t nseg) {
+    int64_t lane = 4 * (n % 8) + (kb % 8) / 2;
+    return tetra_il_block(n, kb / 8, nseg) + TETRA_IL_SCALE_OFF + 8 * lane + 2 * ((n % 32) / 8) + kb % 2;
+}
+
+/* Byte of row n's flag (nonzero: the row holds a NaN or non-UE4M3 scale code). */
+TETRA_HD int64_t tetra_il_flag_offset(int64_t rows, int64_t k, int64_t n) {
+    return tetra_il_flags_offset(rows, k) + n;
+}
+
+/* A scale code the GEMV turns into a NaN row: the NaN code 0x7F or bit 7 set. */
+TETRA_HD int tetra_scale_code_bad(unsigned code) { return (code & 0x7Fu) == 0x7Fu || (code & 0x80u); }
+
+/* ------------------------------------------------------------------------------------
  * Branch-light twins of the codecs above, for the GPU's hot loops. Each one returns the
  * same bits as its reference for the inputs named (checked exhaustively on the host,
  * see docs/notes/format-kernels.md "Rung 2"); the host core keeps using the references.
