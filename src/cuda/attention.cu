@@ -220,11 +220,14 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
     const int g = lane >> 2, t4 = lane & 3;
 
-    /* Heaviest first: CTA i takes query block (num_qblocks - 1 - i / (B*Hq)), so all heads'
-     * most expensive causal blocks are dispatched first (LPT order); heads vary fastest. */
+    /* Causal: heaviest first, CTA i takes query block (num_qblocks - 1 - i / (B*Hq)), so all
+     * heads' most expensive blocks are dispatched first (LPT order); heads vary fastest.
+     * Non-causal (every block costs the same): query blocks vary fastest, so the CTAs
+     * resident at one time share one or two heads' K/V in L2 instead of streaming all
+     * B*Hq heads' (128 MB at N = 8192, B*Hq = 32, D = 128: more than the 50 MB L2). */
     const int64_t bh_count = (int64_t)p.batch * p.hq;
-    const int qb = p.num_qblocks - 1 - (int)(blockIdx.x / bh_count);
-    const int bh = (int)(blockIdx.x % bh_count);
+    const int qb = CAUSAL ? p.num_qblocks - 1 - (int)(blockIdx.x / bh_count) : (int)(blockIdx.x % p.num_qblocks);
+    const int bh = CAUSAL ? (int)(blockIdx.x % bh_count) : (int)(blockIdx.x / p.num_qblocks);
     const int b = bh / p.hq, h = bh % p.hq, hk = h / p.group;
     const int q0 = qb * kBlockM;
 

@@ -427,7 +427,8 @@ struct Sm90Tile {
 
 /* Full-height tiles first, heaviest first (LPT): tile i is query block
  * num_qblocks - 1 - i / (B*Hq), heads varying fastest, so every head's most expensive
- * causal tiles come first. MIXED (the non-causal 192-row kernel): then 128-row tiles
+ * causal tiles come first (non-causal without MIXED: query blocks vary fastest instead,
+ * for L2 reuse of K/V; every tile costs the same there). MIXED (the non-causal 192-row kernel): then 128-row tiles
  * covering the rows from short_q0 on (plan_tall_qblocks), two consumers at work. Without
  * MIXED: the plain grid's code as before the mixed grid (rows unused). */
 template <bool CAUSAL, int BM, bool MIXED>
@@ -443,8 +444,9 @@ __device__ __forceinline__ Sm90Tile decode_tile(const Sm90Params &p, int tile) {
         t.q0 = short_tile ? p.short_q0 + (j / bh_count) * 128 : (p.num_qblocks - 1 - j / bh_count) * BM;
         t.rows = min(short_tile ? 128 : BM, p.nq - t.q0);
     } else {
-        const int qb = p.num_qblocks - 1 - tile / bh_count;
-        const int bh = tile % bh_count;
+        /* non-causal: query blocks fastest, so the resident CTAs share a head's K/V in L2 */
+        const int qb = CAUSAL ? p.num_qblocks - 1 - tile / bh_count : tile % p.num_qblocks;
+        const int bh = CAUSAL ? tile % bh_count : tile / p.num_qblocks;
         t.b = bh / p.hq;
         t.h = bh % p.hq;
         t.q0 = qb * BM;
