@@ -40,6 +40,7 @@
 #include <string.h>
 
 
+#include "attention_epilogue.cuh"
 #include "common.cuh"
 #include "launch.h"
 
@@ -168,6 +169,16 @@ __device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap *map
                  "[%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst),
                  "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
                  : "memory");
+}
+
+/* Fill one Q, K or V buffer: announce its bytes on bar, then load its D / 64 column
+ * boxes (rows x 128 bytes each) from rows row0.. of head h, batch b. */
+template <int D>
+__device__ __forceinline__ void tma_load_tile(uint32_t dst, const CUtensorMap *map, uint32_t bar, uint32_t bytes,
+                                              int rows, int row0, int h, int b) {
+    mbar_expect_tx(bar, bytes);
+#pragma unroll
+    for (int c = 0; c < D / kSwizzleCols; c++) tma_load_4d(dst + c * rows * 128, map, bar, c * kSwizzleCols, row0, h, b);
 }
 
 /* One TMA box from shared memory to the 4-D tensor at {c0, c1, c2, c3}; elements outside
@@ -525,10 +536,7 @@ __global__ void __launch_bounds__(Sm90Smem<D, C>::kThreads, 1)
                 if (t.nkb == 0) continue;
                 mbar_wait(empty_q, (qn & 1) ^ 1); /* the previous tile's last S = Q K^T is done */
                 qn++;
-                mbar_expect_tx(bar_q, L::kTileQ);
-#pragma unroll
-                for (int c = 0; c < D / kSwizzleCols; c++)
-                    tma_load_4d(sQ + c * L::kBlockM * 128, &maps.q, bar_q, c * kSwizzleCols, t.q0, t.h, t.b);
+                tma_load_tile<D>(sQ, &maps.q, bar_q, L::kTileQ, L::kBlockM, t.q0, t.h, t.b);
                 for (int i = 0; i < t.nkb; i++, it++) {
                     const int kb = t.nkb - 1 - i, st = it % kStages;
                     const uint32_t ph = ((it / kStages) & 1) ^ 1;
@@ -536,17 +544,11 @@ __global__ void __launch_bounds__(Sm90Smem<D, C>::kThreads, 1)
                      * and V are released separately: K right after S = Q K^T, V after P V,
                      * so the next K load starts about one GEMM earlier. */
                     mbar_wait(EMPTY_K(st), ph);
-                    mbar_expect_tx(FULL_K(st), L::kTileKV);
-#pragma unroll
-                    for (int c = 0; c < D / kSwizzleCols; c++)
-                        tma_load_4d(sK + st * L::kTileKV + c * kBlockN * 128, &maps.k, FULL_K(st),
-                                    c * kSwizzleCols, kb * kBlockN, t.hk, t.b);
+                    tma_load_tile<D>(sK + st * L::kTileKV, &maps.k, FULL_K(st), L::kTileKV, kBlockN, kb * kBlockN,
+                                     t.hk, t.b);
                     mbar_wait(EMPTY_V(st), ph);
-                    mbar_expect_tx(FULL_V(st), L::kTileKV);
-#pragma unroll
-                    for (int c = 0; c < D / kSwizzleCols; c++)
-                        tma_load_4d(sV + st * L::kTileKV + c * kBlockN * 128, &maps.v, FULL_V(st),
-                                    c * kSwizzleCols, kb * kBlockN, t.hk, t.b);
+                    tma_load_tile<D>(sV + st * L::kTileKV, &maps.v, FULL_V(st), L::kTileKV, kBlockN, kb * kBlockN,
+                                     t.hk, t.b);
                 }
             }
         }
@@ -707,11 +709,9 @@ __global__ void __launch_bounds__(Sm90Smem<D, C>::kThreads, 1)
         }
 #pragma unroll
         for (int hh = 0; hh < 2; hh++) {
-            float sum = l[hh];
-            sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-            sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+            const float sum = tetra_attn_row_sum(l[hh]);
             const int row = row0 + hh * 8;
-            const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+            const float inv = tetra_attn_inv_sum(sum);
             if (staged) {
                 /* The thread index is read again here (an opaque move): otherwise ptxas
                  * hoists these tile-invariant addresses (up to 16 per thread) out of the
@@ -732,8 +732,7 @@ __global__ void __launch_bounds__(Sm90Smem<D, C>::kThreads, 1)
                         tetra_pack2<BF16>(o[4 * dt + 2 * hh] * inv, o[4 * dt + 2 * hh + 1] * inv);
             }
             if (row < p.nq && p.lse && t4 == 0)
-                p.lse[((int64_t)t.b * p.hq + t.h) * p.nq + row] =
-                    sum > 0.0f ? (m[hh] + log2f(sum)) * 0.69314718055994531f : -INFINITY;
+                p.lse[((int64_t)t.b * p.hq + t.h) * p.nq + row] = tetra_attn_lse(m[hh], sum);
         }
         if (staged) {
             /* every writer orders its shared stores before the async proxy's reads; warp 0
@@ -802,22 +801,23 @@ tetra_status encode_map(EncodeTiledFn encode, CUtensorMap *map, const char *name
         int64_t st = s[d];
         /* a dimension of extent 1 is never stepped: any legal stride describes it */
         if (ext[d] == 1 && st % 8) st += 8 - st % 8;
-        if ((st % 8 || st * 2 >= ((int64_t)1 << 40)) && quiet) return TETRA_ERR_UNSUPPORTED;
         if (st % 8 || st * 2 >= ((int64_t)1 << 40))
-            return tetra_fail(TETRA_ERR_UNSUPPORTED,
-                              "attention path 3 needs args.%s_strides[%d] = %lld to be a multiple of 8 "
-                              "elements (16 bytes) and below 2^39 (TMA)",
-                              name, d, (long long)s[d]);
+            return quiet ? TETRA_ERR_UNSUPPORTED
+                         : tetra_fail(TETRA_ERR_UNSUPPORTED,
+                                      "attention path 3 needs args.%s_strides[%d] = %lld to be a multiple of 8 "
+                                      "elements (16 bytes) and below 2^39 (TMA)",
+                                      name, d, (long long)s[d]);
         strides[i] = (cuuint64_t)(st * 2);
     }
     const CUresult r =
         encode(map, dt == TETRA_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4,
                const_cast<void *>(ptr), dims, strides, box, estride, CU_TENSOR_MAP_INTERLEAVE_NONE,
                CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS && quiet) return TETRA_ERR_UNSUPPORTED;
     if (r != CUDA_SUCCESS)
-        return tetra_fail(TETRA_ERR_UNSUPPORTED,
-                          "attention path 3: cuTensorMapEncodeTiled refused args.%s (CUresult %d)", name, (int)r);
+        return quiet ? TETRA_ERR_UNSUPPORTED
+                     : tetra_fail(TETRA_ERR_UNSUPPORTED,
+                                  "attention path 3: cuTensorMapEncodeTiled refused args.%s (CUresult %d)", name,
+                                  (int)r);
     return TETRA_OK;
 }
 
