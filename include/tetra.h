@@ -244,7 +244,8 @@ typedef enum tetra_gemm_path {
     TETRA_PATH_MMA_SYNC = 3,  /* portable tensor-core GEMM, sm_80+ */
     TETRA_PATH_WGMMA = 4,     /* Hopper GEMM, sm_90a */
     /* Hopper GEMM computing D^T with the dequantized weights as wgmma's register operand,
-     * sm_90a (tile_m 64, 128 or 256 tokens per CTA, by M; split-K under one wave of CTAs) */
+     * sm_90a (tile_m 64, 128 or 256 tokens per CTA, chosen from M by a cost estimate;
+     * split-K under one wave of CTAs) */
     TETRA_PATH_WGMMA_T = 5
 } tetra_gemm_path;
 

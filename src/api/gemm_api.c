@@ -8,7 +8,8 @@
  * tune; docs/tuning.md), its nearest entry's path and configuration are tried first, and
  * the heuristics take over if that path refuses the problem. A launcher that cannot take
  * a problem returns TETRA_ERR_UNSUPPORTED and the next one is tried; the reference kernel
- * takes everything, so AUTO never fails for a valid problem. */
+ * takes everything, so AUTO never fails for a valid problem. Prepared (interleaved) weights
+ * take the same route restricted to the GEMV and the reference kernel. */
 #include <math.h>
 
 #include "../core/internal.h"
@@ -126,46 +127,12 @@ static tetra_status check_gemm(tetra_context *ctx, const tetra_matrix *a, const 
     return TETRA_OK;
 }
 
-/* Prepared (interleaved) weights: only the GEMV kernels and the reference kernel read them
- * (docs/notes/gemv-prepared-weights.md, section 2); no other launcher may see them. AUTO
- * keeps a dispatch-table entry's GEMV split count, so it runs the same configuration, and
- * gives the same bits, as the standard layout where the table picks the GEMV. */
-static tetra_status gemm_interleaved(tetra_gemm_problem *p, const tetra_gemm_options *o) {
-    tetra_status st;
-    if (o->path == TETRA_PATH_MMA_SYNC || o->path == TETRA_PATH_WGMMA || o->path == TETRA_PATH_WGMMA_T ||
-        o->batch_invariant || (o->path == TETRA_PATH_AUTO && p->m > 16))
-        return tetra_fail(TETRA_ERR_UNSUPPORTED,
-                          "b: interleaved weights are read by the GEMV path only (M <= 16, batch_invariant "
-                          "0; here path %d, M = %lld, batch_invariant %d); tetra_convert_weights back to a "
-                          "standard layout for larger M", (int)o->path, (long long)p->m, o->batch_invariant);
-    if (o->path == TETRA_PATH_REFERENCE) {
-        if (p->tile_m || p->splits > 1)
-            return tetra_fail(TETRA_ERR_UNSUPPORTED, "the reference path has no tile or split to pin");
-        return tetra_launch_gemm_reference(p);
-    }
-    if (o->path == TETRA_PATH_GEMV) return tetra_launch_gemv(p);
-    if (p->ctx->dispatch) {
-        const tetra_dispatch_entry *e = tetra_dispatch_lookup(p->ctx->dispatch, p->a.dtype == TETRA_DTYPE_NVFP4,
-                                                              p->m, p->n, p->k);
-        if (e && e->path == TETRA_PATH_GEMV) {
-            p->tile_m = e->tile_m;
-            p->splits = e->splits;
-            st = tetra_launch_gemv(p);
-            if (st != TETRA_ERR_UNSUPPORTED) return st;
-            p->tile_m = p->splits = 0;
-        }
-    }
-    st = tetra_launch_gemv(p);
-    if (st != TETRA_ERR_UNSUPPORTED) return st;
-    tetra_clear_error();
-    return tetra_launch_gemm_reference(p);
-}
-
 tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_matrix *b,
                         tetra_matrix *d, const tetra_gemm_options *opts) {
     tetra_gemm_options o = opts ? *opts : tetra_gemm_options_default();
     tetra_gemm_problem p;
     tetra_status st;
+    int il;
     if ((st = check_gemm(ctx, a, b, d, &o)) != TETRA_OK) return st;
     p.m = a->rows;
     p.n = b->rows;
@@ -188,7 +155,16 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
     p.tile_m = o.tile_m;
     p.splits = o.splits;
     p.ctx = ctx;
-    if (b->scale_layout == TETRA_SCALE_INTERLEAVED_32X128) return gemm_interleaved(&p, &o);
+    /* Prepared (interleaved) weights: only the GEMV kernels and the reference kernel read
+     * them (docs/notes/gemv-prepared-weights.md, section 2); the dispatch below never hands
+     * them to another launcher. */
+    il = b->scale_layout == TETRA_SCALE_INTERLEAVED_32X128;
+    if (il && (o.path == TETRA_PATH_MMA_SYNC || o.path == TETRA_PATH_WGMMA || o.path == TETRA_PATH_WGMMA_T ||
+               o.batch_invariant || (o.path == TETRA_PATH_AUTO && p.m > 16)))
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "b: interleaved weights are read by the GEMV path only (M <= 16, batch_invariant "
+                          "0; here path %d, M = %lld, batch_invariant %d); tetra_convert_weights back to a "
+                          "standard layout for larger M", (int)o.path, (long long)p.m, o.batch_invariant);
 
     switch (o.path) {
     case TETRA_PATH_REFERENCE:
@@ -204,7 +180,7 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
     if (ctx->dispatch && !p.batch_invariant) {
         const tetra_dispatch_entry *e =
             tetra_dispatch_lookup(ctx->dispatch, a->dtype == TETRA_DTYPE_NVFP4, p.m, p.n, p.k);
-        if (e) {
+        if (e && (!il || e->path == TETRA_PATH_GEMV)) { /* interleaved: a GEMV entry's split count only */
             p.tile_m = e->tile_m;
             p.splits = e->splits;
             st = e->path == TETRA_PATH_GEMV          ? tetra_launch_gemv(&p)
@@ -221,10 +197,15 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
         st = tetra_launch_gemv(&p);
         if (st != TETRA_ERR_UNSUPPORTED) return st;
     }
+    if (il) { /* the GEMV refused: only the reference kernel reads the layout too */
+        tetra_clear_error();
+        return tetra_launch_gemm_reference(&p);
+    }
     if (ctx->sm_major == 9) {
         /* The token-tile rule (M >= 17 here): the transposed kernel (weights as wgmma's
-         * register operand), whose launcher takes BT = 64 tokens per CTA for M <= 64, 128
-         * for M <= 128, 256 above, with split-K when its CTAs fill under one wave. It
+         * register operand), whose launcher takes BT = 64 tokens per CTA for M <= 64 and
+         * above that the cheaper of two tiles by a cost estimate (choose_config_t), with
+         * split-K when its CTAs fill under one wave. It
          * measured 1.62-1.70x the v6 kernel at M >= 1024 (device run 20, same binary) and
          * 1.09-2.47x faster than v6's run-19 times at M = 64 and 128 (across runs); see
          * docs/notes/gemm-sm90.md, "Session 4 ladder". At M <= 128 the product streams the

@@ -63,8 +63,6 @@ tetra_status tetra_check_matrix(const tetra_matrix *m, const char *name, tetra_m
  * tetra_convert_weights"), so every entry point that does not read prepared weights refuses
  * them; tetra_check_weights also validates that layout (tetra_gemm's b, convert_weights). */
 tetra_status tetra_check_weights(const tetra_matrix *m, const char *name, tetra_mem where);
-tetra_status tetra_check_matrix_layout(const tetra_matrix *m, const char *name, tetra_mem where,
-                                       int allow_interleaved);
 
 /* The checks of tetra_convert_weights[_host] (src/format/nvfp4.c). */
 tetra_status tetra_check_convert_weights(const tetra_matrix *src, const tetra_matrix *dst, tetra_mem where);

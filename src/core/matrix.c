@@ -127,15 +127,18 @@ static tetra_status check_interleaved(const tetra_matrix *m, const char *name) {
     return TETRA_OK;
 }
 
+static tetra_status check_matrix_layout(const tetra_matrix *m, const char *name, tetra_mem where,
+                                       int allow_interleaved);
+
 tetra_status tetra_check_matrix(const tetra_matrix *m, const char *name, tetra_mem where) {
-    return tetra_check_matrix_layout(m, name, where, 0);
+    return check_matrix_layout(m, name, where, 0);
 }
 
 tetra_status tetra_check_weights(const tetra_matrix *m, const char *name, tetra_mem where) {
-    return tetra_check_matrix_layout(m, name, where, 1);
+    return check_matrix_layout(m, name, where, 1);
 }
 
-tetra_status tetra_check_matrix_layout(const tetra_matrix *m, const char *name, tetra_mem where,
+static tetra_status check_matrix_layout(const tetra_matrix *m, const char *name, tetra_mem where,
                                        int allow_interleaved) {
     int64_t ld, batch, bstride;
     if (!m) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s is NULL", name);
