@@ -386,38 +386,30 @@ static void check_bad_inputs(tetra_context *ctx) {
     CHECK(tetra_attention_fwd(ctx, &a) == TETRA_OK);
     CHECK_ERR(tetra_attention_fwd(NULL, &a), TETRA_ERR_INVALID_ARGUMENT, "ctx");
     CHECK_ERR(tetra_attention_fwd(ctx, NULL), TETRA_ERR_INVALID_ARGUMENT, "args");
-    b = a; b.q = NULL;
-    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "args.q");
-    b = a; b.o = NULL;
-    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "args.o");
-    b = a; b.dtype = TETRA_DTYPE_FP32;
-    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "dtype");
-    b = a; b.dtype = TETRA_DTYPE_NVFP4;
-    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "dtype");
-    b = a; b.head_dim = 96;
-    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "head_dim");
-    b = a; b.batch = 0;
-    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "batch");
-    b = a; b.seqlen_q = 0;
-    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "seqlen_q");
-    b = a; b.heads_q = 3;
-    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "heads_kv");
-    b = a; b.q_strides[1] = 64; /* 2 heads x 64 need 128 */
-    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "q_strides[1]");
-    b = a; b.v_strides[2] = -64;
-    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "v_strides[2]");
-    b = a; b.scale = INFINITY;
-    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "scale");
-    b = a; b.path = 4;
-    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "path");
-    b = a; b.causal = 2;
-    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "causal");
-    b = a; b.k = host_buf;
-    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "args.k");
-    b = a; b.lse = (float *)host_buf;
-    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "args.lse");
-    b = a; b.v = (const char *)p.dv.ptr + 1;
-    CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, "args.v");
+    /* a copy of the good arguments with one field broken is refused, naming the field */
+#define CHECK_REFUSED(broken, needle)                                                   \
+    do {                                                                               \
+        b = a;                                                                         \
+        broken;                                                                        \
+        CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_INVALID_ARGUMENT, needle);   \
+    } while (0)
+    CHECK_REFUSED(b.q = NULL, "args.q");
+    CHECK_REFUSED(b.o = NULL, "args.o");
+    CHECK_REFUSED(b.dtype = TETRA_DTYPE_FP32, "dtype");
+    CHECK_REFUSED(b.dtype = TETRA_DTYPE_NVFP4, "dtype");
+    CHECK_REFUSED(b.head_dim = 96, "head_dim");
+    CHECK_REFUSED(b.batch = 0, "batch");
+    CHECK_REFUSED(b.seqlen_q = 0, "seqlen_q");
+    CHECK_REFUSED(b.heads_q = 3, "heads_kv");
+    CHECK_REFUSED(b.q_strides[1] = 64, "q_strides[1]"); /* 2 heads x 64 need 128 */
+    CHECK_REFUSED(b.v_strides[2] = -64, "v_strides[2]");
+    CHECK_REFUSED(b.scale = INFINITY, "scale");
+    CHECK_REFUSED(b.path = 4, "path");
+    CHECK_REFUSED(b.causal = 2, "causal");
+    CHECK_REFUSED(b.k = host_buf, "args.k");
+    CHECK_REFUSED(b.lse = (float *)host_buf, "args.lse");
+    CHECK_REFUSED(b.v = (const char *)p.dv.ptr + 1, "args.v");
+#undef CHECK_REFUSED
     /* 16-byte alignment is the mma path's need: forced path 2 refuses, auto falls back. */
     b = a; b.q = (const char *)p.dq.ptr + 2; b.seqlen_q = 15;
     CHECK_ERR(tetra_attention_fwd(ctx, &b), TETRA_ERR_UNSUPPORTED, "args.q");

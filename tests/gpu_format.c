@@ -11,7 +11,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include "format/float16.h"
 #include "testutil.h"
 
 #define POISON 0xCD
@@ -20,31 +19,6 @@ static tetra_context *ctx;
 static tetra_rng rng = {20261201ull};
 
 /* ------------------------------------------------------------------ helpers */
-
-static void put_dense(void *buf, tetra_dtype dt, int64_t i, float v) {
-    switch (dt) {
-    case TETRA_DTYPE_FP32: ((float *)buf)[i] = v; break;
-    case TETRA_DTYPE_FP16: ((uint16_t *)buf)[i] = tetra_f32_to_f16(v); break;
-    default: ((uint16_t *)buf)[i] = tetra_f32_to_bf16(v); break;
-    }
-}
-
-static float get_dense(const void *buf, tetra_dtype dt, int64_t i) {
-    switch (dt) {
-    case TETRA_DTYPE_FP32: return ((const float *)buf)[i];
-    case TETRA_DTYPE_FP16: return tetra_f16_to_f32(((const uint16_t *)buf)[i]);
-    default: return tetra_bf16_to_f32(((const uint16_t *)buf)[i]);
-    }
-}
-
-static void *xmalloc(size_t n) {
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "out of host memory\n");
-        exit(1);
-    }
-    return p;
-}
 
 static uint32_t f32_bits(float f) {
     uint32_t u;
@@ -67,6 +41,16 @@ static int same_bytes(const uint8_t *want, const uint8_t *got, size_t n, const c
         return 0;
     }
     return 1;
+}
+
+/* The device run of a case (status st, checked right after the call) succeeded and left
+ * exactly the host's n bytes (want) in d, inside its guards; back is n bytes of scratch. */
+static void check_device_output(tetra_status st, const tu_devbuf *d, uint8_t *back, const uint8_t *want, size_t n,
+                                const char *what, const char *label) {
+    CHECK_MSG(st == TETRA_OK, "%s: device: %s", label, tetra_last_error());
+    tu_dev_download(d, back, n);
+    same_bytes(want, back, n, what, label);
+    tu_dev_check_guards(d, label);
 }
 
 /* Geometry of one test case's buffers. */
@@ -150,7 +134,7 @@ static float near_tie_value(tetra_dtype dt, int j, double s0e) {
 static float fill_dense(const geom *g, void *buf, int pattern) {
     float amax = 0.0f;
     int64_t total = g->L * g->bs;
-    for (int64_t i = 0; i < total; i++) put_dense(buf, g->dt, i, NAN);
+    for (int64_t i = 0; i < total; i++) tu_put_dense(buf, g->dt, i, NAN);
     for (int64_t l = 0; l < g->L; l++)
         for (int64_t r = 0; r < g->rows; r++)
             for (int64_t kb = 0; kb < g->cols / 16; kb++) {
@@ -178,8 +162,8 @@ static float fill_dense(const geom *g, void *buf, int pattern) {
                     case 5: v = j == 7 ? n : -0.0; break;   /* one value among signed zeros */
                     default: v = n; break;
                     }
-                    put_dense(buf, g->dt, i, (float)v);
-                    if (fabsf(get_dense(buf, g->dt, i)) > amax) amax = fabsf(get_dense(buf, g->dt, i));
+                    tu_put_dense(buf, g->dt, i, (float)v);
+                    if (fabsf(tu_get_dense(buf, g->dt, i)) > amax) amax = fabsf(tu_get_dense(buf, g->dt, i));
                 }
             }
     return amax;
@@ -195,9 +179,9 @@ static void quantize_case(int64_t rows, int64_t cols, int64_t L, tetra_dtype dt,
                           double g_factor) {
     geom g = make_geom(rows, cols, L, dt, layout, strides);
     char label[200];
-    void *hsrc = xmalloc(g.dense_bytes);
-    uint8_t *hq = (uint8_t *)xmalloc(g.q_bytes), *hs = (uint8_t *)xmalloc(g.s_bytes);
-    uint8_t *dq_back = (uint8_t *)xmalloc(g.q_bytes), *ds_back = (uint8_t *)xmalloc(g.s_bytes);
+    void *hsrc = tu_xmalloc(g.dense_bytes);
+    uint8_t *hq = (uint8_t *)tu_xmalloc(g.q_bytes), *hs = (uint8_t *)tu_xmalloc(g.s_bytes);
+    uint8_t *dq_back = (uint8_t *)tu_xmalloc(g.q_bytes), *ds_back = (uint8_t *)tu_xmalloc(g.s_bytes);
     float amax = fill_dense(&g, hsrc, pattern), gs = 1.0f, gdev_val = 0.0f;
     tetra_global_scale_mode mode =
         gmode == G_FROM_AMAX ? TETRA_GLOBAL_SCALE_FROM_AMAX : TETRA_GLOBAL_SCALE_SUPPLIED;
@@ -253,7 +237,7 @@ static void quantize_case(int64_t rows, int64_t cols, int64_t L, tetra_dtype dt,
     for (int od = 0; od < 3; od++) {
         tetra_dtype odt = od == 0 ? TETRA_DTYPE_FP32 : od == 1 ? TETRA_DTYPE_FP16 : TETRA_DTYPE_BF16;
         geom og = make_geom(rows, cols, L, odt, layout, (strides + od) % 3);
-        uint8_t *hout = (uint8_t *)xmalloc(og.dense_bytes), *dback = (uint8_t *)xmalloc(og.dense_bytes);
+        uint8_t *hout = (uint8_t *)tu_xmalloc(og.dense_bytes), *dback = (uint8_t *)tu_xmalloc(og.dense_bytes);
         tu_devbuf dout = tu_dev_alloc(og.dense_bytes, POISON);
         tetra_matrix hom = dense_mat(&og, odt, hout), dom = dense_mat(&og, odt, dout.ptr);
         tetra_matrix hin = q_mat(&g, hq, hs, hqm.global_scale);
@@ -270,10 +254,7 @@ static void quantize_case(int64_t rows, int64_t cols, int64_t L, tetra_dtype dt,
             din.global_scale_dev = (float *)dg.ptr;
         }
         st = tetra_dequantize(ctx, &din, &dom);
-        CHECK_MSG(st == TETRA_OK, "%s: device: %s", dl, tetra_last_error());
-        tu_dev_download(&dout, dback, og.dense_bytes);
-        same_bytes(hout, dback, og.dense_bytes, "dense values", dl);
-        tu_dev_check_guards(&dout, dl);
+        check_device_output(st, &dout, dback, hout, og.dense_bytes, "dense values", dl);
         tu_dev_free(&dout);
         free(hout);
         free(dback);
@@ -287,8 +268,8 @@ static void dequantize_random_case(int64_t rows, int64_t cols, int64_t L, tetra_
                                    tetra_scale_layout layout, int strides) {
     geom g = make_geom(rows, cols, L, TETRA_DTYPE_FP32, layout, strides);
     geom og = make_geom(rows, cols, L, odt, layout, (strides + 1) % 3);
-    uint8_t *hq = (uint8_t *)xmalloc(g.q_bytes), *hs = (uint8_t *)xmalloc(g.s_bytes);
-    uint8_t *hout = (uint8_t *)xmalloc(og.dense_bytes), *dback = (uint8_t *)xmalloc(og.dense_bytes);
+    uint8_t *hq = (uint8_t *)tu_xmalloc(g.q_bytes), *hs = (uint8_t *)tu_xmalloc(g.s_bytes);
+    uint8_t *hout = (uint8_t *)tu_xmalloc(og.dense_bytes), *dback = (uint8_t *)tu_xmalloc(og.dense_bytes);
     tu_devbuf dq = tu_dev_alloc(g.q_bytes, 0), ds = tu_dev_alloc(g.s_bytes, 0);
     tu_devbuf dout = tu_dev_alloc(og.dense_bytes, POISON);
     float gs = (float)(0.01 + tetra_rng_uniform(&rng));
@@ -313,10 +294,7 @@ static void dequantize_random_case(int64_t rows, int64_t cols, int64_t L, tetra_
     st = tetra_dequantize_host(&hin, &hom);
     CHECK_MSG(st == TETRA_OK, "%s: host: %s", label, tetra_last_error());
     st = tetra_dequantize(ctx, &din, &dom);
-    CHECK_MSG(st == TETRA_OK, "%s: device: %s", label, tetra_last_error());
-    tu_dev_download(&dout, dback, og.dense_bytes);
-    same_bytes(hout, dback, og.dense_bytes, "dense values", label);
-    tu_dev_check_guards(&dout, label);
+    check_device_output(st, &dout, dback, hout, og.dense_bytes, "dense values", label);
     tu_dev_free(&dq); tu_dev_free(&ds); tu_dev_free(&dout);
     free(hq); free(hs); free(hout); free(dback);
 }
@@ -327,8 +305,8 @@ static void convert_case(int64_t rows, int64_t cols, int64_t L, tetra_scale_layo
                          tetra_scale_layout to, int s_strides, int d_strides) {
     geom gs = make_geom(rows, cols, L, TETRA_DTYPE_FP32, from, s_strides);
     geom gd = make_geom(rows, cols, L, TETRA_DTYPE_FP32, to, d_strides);
-    uint8_t *hsrc = (uint8_t *)xmalloc(gs.s_bytes), *hdst = (uint8_t *)xmalloc(gd.s_bytes);
-    uint8_t *back = (uint8_t *)xmalloc(gd.s_bytes), hdummy[16];
+    uint8_t *hsrc = (uint8_t *)tu_xmalloc(gs.s_bytes), *hdst = (uint8_t *)tu_xmalloc(gd.s_bytes);
+    uint8_t *back = (uint8_t *)tu_xmalloc(gd.s_bytes), hdummy[16];
     tu_devbuf dsrc = tu_dev_alloc(gs.s_bytes, 0), ddst = tu_dev_alloc(gd.s_bytes, POISON);
     tu_devbuf ddata = tu_dev_alloc(16, 0);
     tetra_matrix hs, hd, ds, dd;
@@ -349,10 +327,7 @@ static void convert_case(int64_t rows, int64_t cols, int64_t L, tetra_scale_layo
     st = tetra_convert_scales_host(&hs, &hd);
     CHECK_MSG(st == TETRA_OK, "%s: host: %s", label, tetra_last_error());
     st = tetra_convert_scales(ctx, &ds, &dd);
-    CHECK_MSG(st == TETRA_OK, "%s: device: %s", label, tetra_last_error());
-    tu_dev_download(&ddst, back, gd.s_bytes);
-    same_bytes(hdst, back, gd.s_bytes, "scales", label);
-    tu_dev_check_guards(&ddst, label);
+    check_device_output(st, &ddst, back, hdst, gd.s_bytes, "scales", label);
     tu_dev_free(&dsrc); tu_dev_free(&ddst); tu_dev_free(&ddata);
     free(hsrc); free(hdst); free(back);
 }
@@ -366,10 +341,10 @@ static void nonfinite_supplied_case(tetra_dtype dt, tetra_scale_layout layout) {
     const int64_t nkb = g.cols / 16;
     const float bad_vals[3] = {NAN, INFINITY, -INFINITY};
     const int64_t bad_at[3][3] = {{0, 3, 1}, {1, 5, 0}, {1, 36, 4}}; /* (l, r, kb) */
-    void *hsrc = xmalloc(g.dense_bytes);
-    uint8_t *hq = (uint8_t *)xmalloc(g.q_bytes), *hs = (uint8_t *)xmalloc(g.s_bytes);
-    uint8_t *qb = (uint8_t *)xmalloc(g.q_bytes), *sb = (uint8_t *)xmalloc(g.s_bytes);
-    float *out = (float *)xmalloc((size_t)(g.L * g.rows * g.cols) * sizeof(float));
+    void *hsrc = tu_xmalloc(g.dense_bytes);
+    uint8_t *hq = (uint8_t *)tu_xmalloc(g.q_bytes), *hs = (uint8_t *)tu_xmalloc(g.s_bytes);
+    uint8_t *qb = (uint8_t *)tu_xmalloc(g.q_bytes), *sb = (uint8_t *)tu_xmalloc(g.s_bytes);
+    float *out = (float *)tu_xmalloc((size_t)(g.L * g.rows * g.cols) * sizeof(float));
     float amax = fill_dense(&g, hsrc, PAT_RANDOM), gs = amax / 2688.0f;
     tu_devbuf dsrc = tu_dev_alloc(g.dense_bytes, 0), dq = tu_dev_alloc(g.q_bytes, POISON);
     tu_devbuf ds = tu_dev_alloc(g.s_bytes, POISON), dout;
@@ -384,7 +359,7 @@ static void nonfinite_supplied_case(tetra_dtype dt, tetra_scale_layout layout) {
     memset(hs, POISON, g.s_bytes);
     for (int b = 0; b < 3; b++)
         for (int j = 0; j < 16; j++)
-            put_dense(hsrc, dt, bad_at[b][0] * g.bs + bad_at[b][1] * g.ld + bad_at[b][2] * 16 + j, 0.0f);
+            tu_put_dense(hsrc, dt, bad_at[b][0] * g.bs + bad_at[b][1] * g.ld + bad_at[b][2] * 16 + j, 0.0f);
     st = tetra_quantize_host(&hsm, &hqm, TETRA_GLOBAL_SCALE_SUPPLIED);
     CHECK_MSG(st == TETRA_OK, "%s: host: %s", label, tetra_last_error());
     for (int b = 0; b < 3; b++) {
@@ -394,8 +369,8 @@ static void nonfinite_supplied_case(tetra_dtype dt, tetra_scale_layout layout) {
                                                       : (r / 128) * 512 * ((nkb + 3) / 4) + (kb / 4) * 512 +
                                                             16 * (r % 32) + 4 * ((r % 128) / 32) + kb % 4)] = 0x7F;
         /* one bad value in the block, the rest stays ordinary */
-        put_dense(hsrc, dt, l * g.bs + r * g.ld + kb * 16 + 5, bad_vals[b]);
-        put_dense(hsrc, dt, l * g.bs + r * g.ld + kb * 16 + 6, 1.0f);
+        tu_put_dense(hsrc, dt, l * g.bs + r * g.ld + kb * 16 + 5, bad_vals[b]);
+        tu_put_dense(hsrc, dt, l * g.bs + r * g.ld + kb * 16 + 6, 1.0f);
     }
     st = tetra_quantize_host(&hsm, &hqm, TETRA_GLOBAL_SCALE_SUPPLIED);
     CHECK_ERR(st, TETRA_ERR_NON_FINITE, "non-finite");
@@ -442,9 +417,9 @@ static void nonfinite_supplied_case(tetra_dtype dt, tetra_scale_layout layout) {
 static void nonfinite_global_case(tetra_dtype dt, tetra_scale_layout layout, int how) {
     geom g = make_geom(130, 48, 2, dt, layout, 1);
     const int64_t nkb = g.cols / 16;
-    void *hsrc = xmalloc(g.dense_bytes);
-    uint8_t *qb = (uint8_t *)xmalloc(g.q_bytes), *sb = (uint8_t *)xmalloc(g.s_bytes);
-    float *out = (float *)xmalloc((size_t)(g.L * g.rows * g.cols) * sizeof(float));
+    void *hsrc = tu_xmalloc(g.dense_bytes);
+    uint8_t *qb = (uint8_t *)tu_xmalloc(g.q_bytes), *sb = (uint8_t *)tu_xmalloc(g.s_bytes);
+    float *out = (float *)tu_xmalloc((size_t)(g.L * g.rows * g.cols) * sizeof(float));
     float gval = 0.0f, supplied[3] = {NAN, 0.0f, -1.0f};
     tu_devbuf dsrc = tu_dev_alloc(g.dense_bytes, 0), dq = tu_dev_alloc(g.q_bytes, POISON);
     tu_devbuf ds = tu_dev_alloc(g.s_bytes, POISON), dg = tu_dev_alloc(sizeof(float), POISON), dout;
@@ -455,8 +430,8 @@ static void nonfinite_global_case(tetra_dtype dt, tetra_scale_layout layout, int
     snprintf(label, sizeof label, "non-finite global scale %s %s how=%d", tu_dtype_name(dt),
              layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled", how);
     fill_dense(&g, hsrc, PAT_RANDOM);
-    if (how == 0) put_dense(hsrc, dt, 1 * g.bs + 129 * g.ld + 47, NAN);
-    if (how == 1) put_dense(hsrc, dt, 0 * g.bs + 64 * g.ld + 17, -INFINITY);
+    if (how == 0) tu_put_dense(hsrc, dt, 1 * g.bs + 129 * g.ld + 47, NAN);
+    if (how == 1) tu_put_dense(hsrc, dt, 0 * g.bs + 64 * g.ld + 17, -INFINITY);
     if (how >= 2) tu_dev_upload(&dg, &supplied[how - 2], sizeof(float));
     tu_dev_upload(&dsrc, hsrc, g.dense_bytes);
     dsm = dense_mat(&g, dt, dsrc.ptr);
@@ -519,8 +494,8 @@ static void bad_argument_tests(void) {
     tu_devbuf dq = tu_dev_alloc((size_t)(rows * cols / 2), 0), ds = tu_dev_alloc(4096, 0);
     tu_devbuf ds2 = tu_dev_alloc(4096, 0), dg = tu_dev_alloc(4, 0);
     tu_devbuf dout = tu_dev_alloc((size_t)(rows * cols) * 4, 0);
-    uint16_t *host = (uint16_t *)xmalloc((size_t)(rows * cols) * 2);
-    uint8_t *host_scales = (uint8_t *)xmalloc(4096);
+    uint16_t *host = (uint16_t *)tu_xmalloc((size_t)(rows * cols) * 2);
+    uint8_t *host_scales = (uint8_t *)tu_xmalloc(4096);
     tetra_matrix src = tetra_matrix_dense(TETRA_DTYPE_BF16, dsrc.ptr, rows, cols);
     tetra_matrix q = tetra_matrix_nvfp4(dq.ptr, ds.ptr, TETRA_SCALE_LINEAR, rows, cols, 1.0f);
     tetra_matrix q2 = tetra_matrix_nvfp4(dq.ptr, ds2.ptr, TETRA_SCALE_SWIZZLED_128X4, rows, cols, 1.0f);
@@ -623,8 +598,8 @@ static void bench_format(void) {
         tu_devbuf dg = tu_dev_alloc(4, 0);
         tetra_matrix dm = tetra_matrix_dense(dt, dd.ptr, rows, cols);
         tetra_matrix qm = tetra_matrix_nvfp4(dq.ptr, ds.ptr, TETRA_SCALE_SWIZZLED_128X4, rows, cols, 0.001f);
-        void *h = xmalloc(dense);
-        for (int64_t i = 0; i < rows * cols; i++) put_dense(h, dt, i, (float)tetra_rng_normal(&rng));
+        void *h = tu_xmalloc(dense);
+        for (int64_t i = 0; i < rows * cols; i++) tu_put_dense(h, dt, i, (float)tetra_rng_normal(&rng));
         tu_dev_upload(&dd, h, dense);
         free(h);
         for (int op = 0; op < 3; op++) {

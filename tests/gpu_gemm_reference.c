@@ -12,38 +12,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "format/float16.h"
 #include "testutil.h"
 
 #define POISON 0xFF /* NaN in FP32, FP16 and BF16 */
 
 static tetra_context *ctx;
 static tetra_rng rng = {20261202ull};
-
-static void *xmalloc(size_t n) {
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "out of host memory\n");
-        exit(1);
-    }
-    return p;
-}
-
-static void put_dense(void *buf, tetra_dtype dt, int64_t i, float v) {
-    switch (dt) {
-    case TETRA_DTYPE_FP32: ((float *)buf)[i] = v; break;
-    case TETRA_DTYPE_FP16: ((uint16_t *)buf)[i] = tetra_f32_to_f16(v); break;
-    default: ((uint16_t *)buf)[i] = tetra_f32_to_bf16(v); break;
-    }
-}
-
-static float get_dense(const void *buf, tetra_dtype dt, int64_t i) {
-    switch (dt) {
-    case TETRA_DTYPE_FP32: return ((const float *)buf)[i];
-    case TETRA_DTYPE_FP16: return tetra_f16_to_f32(((const uint16_t *)buf)[i]);
-    default: return tetra_bf16_to_f32(((const uint16_t *)buf)[i]);
-    }
-}
 
 /* An operand on host and device: [L, rows, K] with row pitch ld. */
 typedef struct {
@@ -69,15 +43,15 @@ static operand make_operand(int64_t rows, int64_t k, int64_t L, tetra_dtype dt,
     int64_t ld = k + pad, n = L * rows * ld;
     memset(&o, 0, sizeof o);
     if (dt == TETRA_DTYPE_NVFP4) {
-        float *x = (float *)xmalloc((size_t)n * sizeof(float));
+        float *x = (float *)tu_xmalloc((size_t)n * sizeof(float));
         size_t qbytes = (size_t)(n / 2), sbytes = tetra_nvfp4_scale_bytes(rows, k, layout) * (size_t)L;
         tetra_matrix src = tetra_matrix_dense(TETRA_DTYPE_FP32, x, rows, k);
         tetra_status st;
         for (int64_t i = 0; i < n; i++) x[i] = (float)tetra_rng_normal(&rng) * mag;
         src.ld = ld;
         src.batch = L;
-        o.hdata = xmalloc(qbytes);
-        o.hscales = xmalloc(sbytes);
+        o.hdata = tu_xmalloc(qbytes);
+        o.hscales = tu_xmalloc(sbytes);
         memset(o.hdata, 0x77, qbytes); /* row padding: arbitrary codes, never read */
         o.h = tetra_matrix_nvfp4(o.hdata, o.hscales, layout, rows, k, 1.0f);
         o.h.ld = ld;
@@ -100,8 +74,8 @@ static operand make_operand(int64_t rows, int64_t k, int64_t L, tetra_dtype dt,
         }
     } else {
         size_t bytes = (size_t)n * tu_dtype_size(dt);
-        o.hdata = xmalloc(bytes);
-        for (int64_t i = 0; i < n; i++) put_dense(o.hdata, dt, i, (float)tetra_rng_normal(&rng) * mag);
+        o.hdata = tu_xmalloc(bytes);
+        for (int64_t i = 0; i < n; i++) tu_put_dense(o.hdata, dt, i, (float)tetra_rng_normal(&rng) * mag);
         o.h = tetra_matrix_dense(dt, o.hdata, rows, k);
         o.h.ld = ld;
         o.h.batch = L;
@@ -140,7 +114,7 @@ static void run_case(const gcase *c) {
     operand a = make_operand(c->m, c->k, c->L, c->a_dt, c->a_layout, lda_pad, c->gdev, 1.0f);
     operand b = make_operand(c->n, c->k, c->L, TETRA_DTYPE_NVFP4, c->b_layout, ldb_pad, c->gdev, 0.1f);
     size_t dbytes = (size_t)(c->L * c->m * ldd) * tu_dtype_size(c->d_dt);
-    uint8_t *hd = (uint8_t *)xmalloc(dbytes), *gd = (uint8_t *)xmalloc(dbytes);
+    uint8_t *hd = (uint8_t *)tu_xmalloc(dbytes), *gd = (uint8_t *)tu_xmalloc(dbytes);
     tu_devbuf dd = tu_dev_alloc(dbytes, POISON), dbias;
     float *bias_f = NULL;
     void *bias_h = NULL;
@@ -160,11 +134,11 @@ static void run_case(const gcase *c) {
     memset(&dbias, 0, sizeof dbias);
     if (c->bias >= 0) {
         tetra_dtype bdt = (tetra_dtype)c->bias;
-        bias_f = (float *)xmalloc((size_t)c->n * sizeof(float));
-        bias_h = xmalloc((size_t)c->n * tu_dtype_size(bdt));
+        bias_f = (float *)tu_xmalloc((size_t)c->n * sizeof(float));
+        bias_h = tu_xmalloc((size_t)c->n * tu_dtype_size(bdt));
         for (int64_t i = 0; i < c->n; i++) {
-            put_dense(bias_h, bdt, i, (float)tetra_rng_normal(&rng));
-            bias_f[i] = get_dense(bias_h, bdt, i); /* the oracle sees the stored value */
+            tu_put_dense(bias_h, bdt, i, (float)tetra_rng_normal(&rng));
+            bias_f[i] = tu_get_dense(bias_h, bdt, i); /* the oracle sees the stored value */
         }
         dbias = tu_dev_alloc((size_t)c->n * tu_dtype_size(bdt), 0);
         tu_dev_upload(&dbias, bias_h, (size_t)c->n * tu_dtype_size(bdt));

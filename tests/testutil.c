@@ -4,6 +4,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "format/float16.h"
+
 int tu_failures = 0;
 
 #define TU_GUARD 256
@@ -111,4 +113,29 @@ size_t tu_dtype_size(tetra_dtype dt) { return dt == TETRA_DTYPE_FP32 ? 4 : 2; }
 
 void tu_fill_normal(tetra_rng *r, float *x, long long n, float scale) {
     for (long long i = 0; i < n; i++) x[i] = (float)tetra_rng_normal(r) * scale;
+}
+
+void *tu_xmalloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "out of host memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+void tu_put_dense(void *buf, tetra_dtype dt, int64_t i, float v) {
+    switch (dt) {
+    case TETRA_DTYPE_FP32: ((float *)buf)[i] = v; break;
+    case TETRA_DTYPE_FP16: ((uint16_t *)buf)[i] = tetra_f32_to_f16(v); break;
+    default: ((uint16_t *)buf)[i] = tetra_f32_to_bf16(v); break;
+    }
+}
+
+float tu_get_dense(const void *buf, tetra_dtype dt, int64_t i) {
+    switch (dt) {
+    case TETRA_DTYPE_FP32: return ((const float *)buf)[i];
+    case TETRA_DTYPE_FP16: return tetra_f16_to_f32(((const uint16_t *)buf)[i]);
+    default: return tetra_bf16_to_f32(((const uint16_t *)buf)[i]);
+    }
 }

@@ -65,4 +65,12 @@ size_t tu_dtype_size(tetra_dtype dt);
 /* Fill n floats with seeded normal values times `scale`. */
 void tu_fill_normal(tetra_rng *r, float *x, long long n, float scale);
 
+/* malloc that exits on failure (and never asks for 0 bytes). */
+void *tu_xmalloc(size_t n);
+
+/* Element i of a dense FP32/FP16/BF16 buffer: written from a float (rounded to nearest
+ * even), read as a float (exact). */
+void tu_put_dense(void *buf, tetra_dtype dt, int64_t i, float v);
+float tu_get_dense(const void *buf, tetra_dtype dt, int64_t i);
+
 #endif

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 
+#include "attention_epilogue.cuh"
 #include "common.cuh"
 #include "launch.h"
 
@@ -396,11 +397,9 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
     for (int mt = 0; mt < 2; mt++)
 #pragma unroll
         for (int hh = 0; hh < 2; hh++) {
-            float sum = l[mt][hh];
-            sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-            sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+            const float sum = tetra_attn_row_sum(l[mt][hh]);
             const int row = row0 + 16 * mt + 8 * hh;
-            const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+            const float inv = tetra_attn_inv_sum(sum);
             if (row < p.nq) {
                 uint16_t *orow = obase + (int64_t)row * p.os[1] + 2 * t4;
 #pragma unroll
@@ -408,8 +407,7 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
                     *reinterpret_cast<uint32_t *>(orow + dt * 8) =
                         tetra_pack2<BF16>(o[mt][dt][2 * hh] * inv, o[mt][dt][2 * hh + 1] * inv);
                 if (p.lse && t4 == 0)
-                    p.lse[((int64_t)b * p.hq + h) * p.nq + row] =
-                        sum > 0.0f ? (m[mt][hh] + log2f(sum)) * 0.69314718055994531f : -INFINITY;
+                    p.lse[((int64_t)b * p.hq + h) * p.nq + row] = tetra_attn_lse(m[mt][hh], sum);
             }
         }
 }

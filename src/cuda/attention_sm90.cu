@@ -40,6 +40,7 @@
 #include <string.h>
 
 
+#include "attention_epilogue.cuh"
 #include "common.cuh"
 #include "launch.h"
 
@@ -170,6 +171,16 @@ __device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap *map
                  : "memory");
 }
 
+/* Fill one Q, K or V buffer: announce its bytes on bar, then load its D / 64 column
+ * boxes (rows x 128 bytes each) from rows row0.. of head h, batch b. */
+template <int D>
+__device__ __forceinline__ void tma_load_tile(uint32_t dst, const CUtensorMap *map, uint32_t bar, uint32_t bytes,
+                                              int rows, int row0, int h, int b) {
+    mbar_expect_tx(bar, bytes);
+#pragma unroll
+    for (int c = 0; c < D / kSwizzleCols; c++) tma_load_4d(dst + c * rows * 128, map, bar, c * kSwizzleCols, row0, h, b);
+}
+
 /* One TMA box from shared memory to the 4-D tensor at {c0, c1, c2, c3}; elements outside
  * the tensor are not written. Bulk-group completion (commit, then wait). */
 __device__ __forceinline__ void tma_store_4d(const CUtensorMap *map, uint32_t src, int c0, int c1, int c2, int c3) {
@@ -226,81 +237,62 @@ __device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint3
 
 #define ACC8(d, i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), \
                    "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define ACC_REGS32 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15," \
+                   "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
+#define ACC_REGS64 ACC_REGS32 ","                                            \
+                   "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
+                   "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+/* The instruction strings of BF16 and FP16 differ only in the type suffix (TYPE). */
+#define WGMMA_SS_N128(TYPE)                                                                \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                              \
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " {" ACC_REGS64 \
+                 "}, %64, %65, p, 1, 1, 0, 0;\n}\n"                                         \
+                 : ACC8(d, 0), ACC8(d, 8), ACC8(d, 16), ACC8(d, 24), ACC8(d, 32), ACC8(d, 40), \
+                   ACC8(d, 48), ACC8(d, 56)                                                 \
+                 : "l"(da), "l"(db), "r"(accumulate))
+#define WGMMA_RS_N128(TYPE)                                                                \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                              \
+                 "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " {" ACC_REGS64 \
+                 "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"                            \
+                 : ACC8(d, 0), ACC8(d, 8), ACC8(d, 16), ACC8(d, 24), ACC8(d, 32), ACC8(d, 40), \
+                   ACC8(d, 48), ACC8(d, 56)                                                 \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1))
+#define WGMMA_RS_N64(TYPE)                                                                 \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                              \
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE " {" ACC_REGS32  \
+                 "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"                            \
+                 : ACC8(d, 0), ACC8(d, 8), ACC8(d, 16), ACC8(d, 24)                         \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1))
 
 /* d[64x128] (+)= A[64x16] * B[16x128], A and B K-major in shared memory. accumulate = 0
  * overwrites d (the first k-step of S = Q K^T). */
 template <bool BF16>
 __device__ __forceinline__ void wgmma_ss_n128(float d[64], uint64_t da, uint64_t db, int accumulate) {
-    if (BF16)
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
-                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
-                     "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
-                     "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"
-                     "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
-                     "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-                     : ACC8(d, 0), ACC8(d, 8), ACC8(d, 16), ACC8(d, 24), ACC8(d, 32), ACC8(d, 40), ACC8(d, 48), ACC8(d, 56)
-                     : "l"(da), "l"(db), "r"(accumulate));
-    else
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
-                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
-                     "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
-                     "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"
-                     "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
-                     "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-                     : ACC8(d, 0), ACC8(d, 8), ACC8(d, 16), ACC8(d, 24), ACC8(d, 32), ACC8(d, 40), ACC8(d, 48), ACC8(d, 56)
-                     : "l"(da), "l"(db), "r"(accumulate));
+    if (BF16) WGMMA_SS_N128("bf16");
+    else WGMMA_SS_N128("f16");
 }
 
 /* d[64x128] += A[64x16] * B[16x128]: A in registers (mma.sync A-fragment layout per warp),
  * B MN-major in shared memory (the transpose bit). */
 template <bool BF16>
 __device__ __forceinline__ void wgmma_rs_n128(float d[64], const uint32_t a[4], uint64_t db) {
-    if (BF16)
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
-                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
-                     "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
-                     "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"
-                     "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
-                     "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
-                     : ACC8(d, 0), ACC8(d, 8), ACC8(d, 16), ACC8(d, 24), ACC8(d, 32), ACC8(d, 40), ACC8(d, 48), ACC8(d, 56)
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
-    else
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
-                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
-                     "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
-                     "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"
-                     "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
-                     "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
-                     : ACC8(d, 0), ACC8(d, 8), ACC8(d, 16), ACC8(d, 24), ACC8(d, 32), ACC8(d, 40), ACC8(d, 48), ACC8(d, 56)
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
+    if (BF16) WGMMA_RS_N128("bf16");
+    else WGMMA_RS_N128("f16");
 }
 
 /* d[64x64] += A[64x16] * B[16x64]: A in registers (mma.sync A-fragment layout per warp),
  * B MN-major in shared memory (the transpose bit). */
 template <bool BF16>
 __device__ __forceinline__ void wgmma_rs_n64(float d[32], const uint32_t a[4], uint64_t db) {
-    if (BF16)
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
-                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
-                     "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
-                     "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
-                     : ACC8(d, 0), ACC8(d, 8), ACC8(d, 16), ACC8(d, 24)
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
-    else
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
-                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
-                     "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
-                     "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
-                     : ACC8(d, 0), ACC8(d, 8), ACC8(d, 16), ACC8(d, 24)
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
+    if (BF16) WGMMA_RS_N64("bf16");
+    else WGMMA_RS_N64("f16");
 }
 
+#undef WGMMA_SS_N128
+#undef WGMMA_RS_N128
+#undef WGMMA_RS_N64
+#undef ACC_REGS64
+#undef ACC_REGS32
 #undef ACC8
 
 /* S[64 x 128] = Q[64 x D] K[128 x D]^T for this warpgroup's 64 query rows. A k-step of 16
@@ -525,10 +517,7 @@ __global__ void __launch_bounds__(Sm90Smem<D, C>::kThreads, 1)
                 if (t.nkb == 0) continue;
                 mbar_wait(empty_q, (qn & 1) ^ 1); /* the previous tile's last S = Q K^T is done */
                 qn++;
-                mbar_expect_tx(bar_q, L::kTileQ);
-#pragma unroll
-                for (int c = 0; c < D / kSwizzleCols; c++)
-                    tma_load_4d(sQ + c * L::kBlockM * 128, &maps.q, bar_q, c * kSwizzleCols, t.q0, t.h, t.b);
+                tma_load_tile<D>(sQ, &maps.q, bar_q, L::kTileQ, L::kBlockM, t.q0, t.h, t.b);
                 for (int i = 0; i < t.nkb; i++, it++) {
                     const int kb = t.nkb - 1 - i, st = it % kStages;
                     const uint32_t ph = ((it / kStages) & 1) ^ 1;
@@ -536,17 +525,11 @@ __global__ void __launch_bounds__(Sm90Smem<D, C>::kThreads, 1)
                      * and V are released separately: K right after S = Q K^T, V after P V,
                      * so the next K load starts about one GEMM earlier. */
                     mbar_wait(EMPTY_K(st), ph);
-                    mbar_expect_tx(FULL_K(st), L::kTileKV);
-#pragma unroll
-                    for (int c = 0; c < D / kSwizzleCols; c++)
-                        tma_load_4d(sK + st * L::kTileKV + c * kBlockN * 128, &maps.k, FULL_K(st),
-                                    c * kSwizzleCols, kb * kBlockN, t.hk, t.b);
+                    tma_load_tile<D>(sK + st * L::kTileKV, &maps.k, FULL_K(st), L::kTileKV, kBlockN, kb * kBlockN,
+                                     t.hk, t.b);
                     mbar_wait(EMPTY_V(st), ph);
-                    mbar_expect_tx(FULL_V(st), L::kTileKV);
-#pragma unroll
-                    for (int c = 0; c < D / kSwizzleCols; c++)
-                        tma_load_4d(sV + st * L::kTileKV + c * kBlockN * 128, &maps.v, FULL_V(st),
-                                    c * kSwizzleCols, kb * kBlockN, t.hk, t.b);
+                    tma_load_tile<D>(sV + st * L::kTileKV, &maps.v, FULL_V(st), L::kTileKV, kBlockN, kb * kBlockN,
+                                     t.hk, t.b);
                 }
             }
         }
@@ -707,11 +690,9 @@ __global__ void __launch_bounds__(Sm90Smem<D, C>::kThreads, 1)
         }
 #pragma unroll
         for (int hh = 0; hh < 2; hh++) {
-            float sum = l[hh];
-            sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-            sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+            const float sum = tetra_attn_row_sum(l[hh]);
             const int row = row0 + hh * 8;
-            const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+            const float inv = tetra_attn_inv_sum(sum);
             if (staged) {
                 /* The thread index is read again here (an opaque move): otherwise ptxas
                  * hoists these tile-invariant addresses (up to 16 per thread) out of the
@@ -732,8 +713,7 @@ __global__ void __launch_bounds__(Sm90Smem<D, C>::kThreads, 1)
                         tetra_pack2<BF16>(o[4 * dt + 2 * hh] * inv, o[4 * dt + 2 * hh + 1] * inv);
             }
             if (row < p.nq && p.lse && t4 == 0)
-                p.lse[((int64_t)t.b * p.hq + t.h) * p.nq + row] =
-                    sum > 0.0f ? (m[hh] + log2f(sum)) * 0.69314718055994531f : -INFINITY;
+                p.lse[((int64_t)t.b * p.hq + t.h) * p.nq + row] = tetra_attn_lse(m[hh], sum);
         }
         if (staged) {
             /* every writer orders its shared stores before the async proxy's reads; warp 0
@@ -802,22 +782,23 @@ tetra_status encode_map(EncodeTiledFn encode, CUtensorMap *map, const char *name
         int64_t st = s[d];
         /* a dimension of extent 1 is never stepped: any legal stride describes it */
         if (ext[d] == 1 && st % 8) st += 8 - st % 8;
-        if ((st % 8 || st * 2 >= ((int64_t)1 << 40)) && quiet) return TETRA_ERR_UNSUPPORTED;
         if (st % 8 || st * 2 >= ((int64_t)1 << 40))
-            return tetra_fail(TETRA_ERR_UNSUPPORTED,
-                              "attention path 3 needs args.%s_strides[%d] = %lld to be a multiple of 8 "
-                              "elements (16 bytes) and below 2^39 (TMA)",
-                              name, d, (long long)s[d]);
+            return quiet ? TETRA_ERR_UNSUPPORTED
+                         : tetra_fail(TETRA_ERR_UNSUPPORTED,
+                                      "attention path 3 needs args.%s_strides[%d] = %lld to be a multiple of 8 "
+                                      "elements (16 bytes) and below 2^39 (TMA)",
+                                      name, d, (long long)s[d]);
         strides[i] = (cuuint64_t)(st * 2);
     }
     const CUresult r =
         encode(map, dt == TETRA_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4,
                const_cast<void *>(ptr), dims, strides, box, estride, CU_TENSOR_MAP_INTERLEAVE_NONE,
                CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS && quiet) return TETRA_ERR_UNSUPPORTED;
     if (r != CUDA_SUCCESS)
-        return tetra_fail(TETRA_ERR_UNSUPPORTED,
-                          "attention path 3: cuTensorMapEncodeTiled refused args.%s (CUresult %d)", name, (int)r);
+        return quiet ? TETRA_ERR_UNSUPPORTED
+                     : tetra_fail(TETRA_ERR_UNSUPPORTED,
+                                  "attention path 3: cuTensorMapEncodeTiled refused args.%s (CUresult %d)", name,
+                                  (int)r);
     return TETRA_OK;
 }
 

@@ -81,6 +81,18 @@ struct shape {
     int64_t rows, cols, nkb; /* nkb = cols / 16 */
 };
 
+/* Where one batch (grid z) of a quantize or dequantize problem starts: its packed values,
+ * its block scales and its dense elements. */
+template <typename T> struct batch_bases {
+    uint8_t *codes, *scales;
+    T *dense;
+};
+
+template <typename T> __device__ __forceinline__ batch_bases<T> batch_of(const nvfp4_view &q, const dense_view &d) {
+    const int64_t l = blockIdx.z;
+    return {q.data + l * (q.batch_stride / 2), q.scales + l * q.scale_batch_stride, (T *)d.data + l * d.batch_stride};
+}
+
 /* Load V consecutive dense values as floats. */
 template <typename T, bool VEC>
 __device__ __forceinline__ void load_chunk(const T *p, float (&x)[dense_traits<T>::V]) {
@@ -180,10 +192,7 @@ quantize_kernel(dense_view src, nvfp4_view dst, shape sh, const float *g_dev, fl
     constexpr int V = dense_traits<T>::V;
     constexpr int TPB = TETRA_NVFP4_BLOCK / V; /* lanes per 16-element block: 2 or 4 */
     const int64_t cpr = sh.cols / V;
-    const int64_t l = blockIdx.z;
-    const T *sbase = (const T *)src.data + l * src.batch_stride;
-    uint8_t *dbase = dst.data + l * (dst.batch_stride / 2);
-    uint8_t *scbase = dst.scales + l * dst.scale_batch_stride;
+    const batch_bases<T> b = batch_of<T>(dst, src);
     const float g = read_global_scale(g_dev, g_host);
     const bool g_ok = valid_global_scale(g);
     /* The row loop's trip count is uniform over the block, so every lane reaches the
@@ -198,7 +207,7 @@ quantize_kernel(dense_view src, nvfp4_view dst, shape sh, const float *g_dev, fl
             const int64_t c = ((int64_t)blockIdx.x * kUnroll + u) * blockDim.x + threadIdx.x;
             ok[u] = r < sh.rows && c < cpr;
             if (ok[u]) {
-                load_chunk<T, false>(sbase + r * src.ld + c * V, x[u]);
+                load_chunk<T, false>(b.dense + r * src.ld + c * V, x[u]);
             } else {
 #pragma unroll
                 for (int i = 0; i < V; i++) x[u][i] = 0.0f;
@@ -235,9 +244,9 @@ quantize_kernel(dense_view src, nvfp4_view dst, shape sh, const float *g_dev, fl
                     codes |= (uint32_t)tetra_nvfp4_encode_element(x[u][i], s, g) << (4 * i);
             }
             if (ok[u]) {
-                store_codes<V / 2>(dbase + (r * dst.ld + c * V) / 2, codes);
+                store_codes<V / 2>(b.codes + (r * dst.ld + c * V) / 2, codes);
                 if (c % TPB == 0)
-                    scbase[tetra_scale_offset(dst.layout, r, c / TPB, sh.nkb, dst.scale_ld)] = sc;
+                    b.scales[tetra_scale_offset(dst.layout, r, c / TPB, sh.nkb, dst.scale_ld)] = sc;
             }
         }
     }
@@ -253,10 +262,7 @@ dequantize_kernel(nvfp4_view src, dense_view dst, shape sh, const float *g_dev, 
     constexpr int V = dense_traits<T>::V;
     constexpr int TPB = TETRA_NVFP4_BLOCK / V;
     const int64_t cpr = sh.cols / V;
-    const int64_t l = blockIdx.z;
-    const uint8_t *sbase = src.data + l * (src.batch_stride / 2);
-    const uint8_t *scbase = src.scales + l * src.scale_batch_stride;
-    T *dbase = (T *)dst.data + l * dst.batch_stride;
+    const batch_bases<T> b = batch_of<T>(src, dst);
     const float g = read_global_scale(g_dev, g_host);
     for (int64_t r = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; r < sh.rows;
          r += (int64_t)gridDim.y * blockDim.y) {
@@ -266,8 +272,8 @@ dequantize_kernel(nvfp4_view src, dense_view dst, shape sh, const float *g_dev, 
         for (int u = 0; u < kUnroll; u++) {
             const int64_t c = ((int64_t)blockIdx.x * kUnroll + u) * blockDim.x + threadIdx.x;
             if (c < cpr) {
-                codes[u] = load_codes<V / 2>(sbase + (r * src.ld + c * V) / 2);
-                sc[u] = scbase[tetra_scale_offset(src.layout, r, c / TPB, sh.nkb, src.scale_ld)];
+                codes[u] = load_codes<V / 2>(b.codes + (r * src.ld + c * V) / 2);
+                sc[u] = b.scales[tetra_scale_offset(src.layout, r, c / TPB, sh.nkb, src.scale_ld)];
             }
         }
 #pragma unroll
@@ -281,7 +287,7 @@ dequantize_kernel(nvfp4_view src, dense_view dst, shape sh, const float *g_dev, 
 #pragma unroll
                 for (int i = 0; i < V; i++)
                     y[i] = (tetra_e2m1_to_float((codes[u] >> (4 * i)) & 15u) * s) * g;
-                store_chunk<T>(dbase + r * dst.ld + c * V, y);
+                store_chunk<T>(b.dense + r * dst.ld + c * V, y);
             }
         }
     }
@@ -374,10 +380,7 @@ template <typename T>
 __global__ void __launch_bounds__(kThreads)
 quantize_blocks_kernel(dense_view src, nvfp4_view dst, shape sh, const float *g_dev, float g_host) {
     constexpr int W = block_words<T>::W;
-    const int64_t l = blockIdx.z;
-    const T *sbase = (const T *)src.data + l * src.batch_stride;
-    uint8_t *dbase = dst.data + l * (dst.batch_stride / 2);
-    uint8_t *scbase = dst.scales + l * dst.scale_batch_stride;
+    const batch_bases<T> b = batch_of<T>(dst, src);
     const float g = read_global_scale(g_dev, g_host);
     const bool g_ok = valid_global_scale(g);
     const float g6 = 6.0f * g; /* tetra_nvfp4_block_scale's divisor, same rounding */
@@ -388,7 +391,7 @@ quantize_blocks_kernel(dense_view src, nvfp4_view dst, shape sh, const float *g_
         for (int u = 0; u < kBlockUnroll; u++) {
             const int64_t kb = ((int64_t)blockIdx.x * kBlockUnroll + u) * blockDim.x + threadIdx.x;
             if (kb < sh.nkb) {
-                const uint4 *p = reinterpret_cast<const uint4 *>(sbase + r * src.ld + kb * 16);
+                const uint4 *p = reinterpret_cast<const uint4 *>(b.dense + r * src.ld + kb * 16);
 #pragma unroll
                 for (int j = 0; j < W / 4; j++) {
                     const uint4 v = __ldg(p + j);
@@ -438,8 +441,8 @@ quantize_blocks_kernel(dense_view src, nvfp4_view dst, shape sh, const float *g_
                     codes[h] = c;
                 }
             }
-            *reinterpret_cast<uint2 *>(dbase + (r * dst.ld + kb * 16) / 2) = make_uint2(codes[0], codes[1]);
-            scbase[srow + scale_col_offset(dst.layout, kb)] = (uint8_t)sc;
+            *reinterpret_cast<uint2 *>(b.codes + (r * dst.ld + kb * 16) / 2) = make_uint2(codes[0], codes[1]);
+            b.scales[srow + scale_col_offset(dst.layout, kb)] = (uint8_t)sc;
         }
     }
 }
@@ -495,10 +498,7 @@ dequantize_aligned_kernel(nvfp4_view src, dense_view dst, shape sh, const float 
     constexpr int V = dense_traits<T>::V;
     constexpr int TPB = TETRA_NVFP4_BLOCK / V;
     const int64_t cpr = sh.cols / V;
-    const int64_t l = blockIdx.z;
-    const uint8_t *sbase = src.data + l * (src.batch_stride / 2);
-    const uint8_t *scbase = src.scales + l * src.scale_batch_stride;
-    T *dbase = (T *)dst.data + l * dst.batch_stride;
+    const batch_bases<T> b = batch_of<T>(src, dst);
     const float g = read_global_scale(g_dev, g_host);
     for (int64_t r = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; r < sh.rows;
          r += (int64_t)gridDim.y * blockDim.y) {
@@ -509,10 +509,10 @@ dequantize_aligned_kernel(nvfp4_view src, dense_view dst, shape sh, const float 
         for (int u = 0; u < kUnroll; u++) {
             const int64_t c = ((int64_t)blockIdx.x * kUnroll + u) * blockDim.x + threadIdx.x;
             if (c < cpr) {
-                const uint8_t *pc = sbase + (r * src.ld + c * V) / 2;
+                const uint8_t *pc = b.codes + (r * src.ld + c * V) / 2;
                 codes[u] = V == 8 ? __ldg(reinterpret_cast<const uint32_t *>(pc))
                                   : (uint32_t)__ldg(reinterpret_cast<const uint16_t *>(pc));
-                sc[u] = __ldg(scbase + srow + scale_col_offset(src.layout, c / TPB));
+                sc[u] = __ldg(b.scales + srow + scale_col_offset(src.layout, c / TPB));
             }
         }
 #pragma unroll
@@ -520,7 +520,7 @@ dequantize_aligned_kernel(nvfp4_view src, dense_view dst, shape sh, const float 
             const int64_t c = ((int64_t)blockIdx.x * kUnroll + u) * blockDim.x + threadIdx.x;
             if (c >= cpr) continue;
             const float s = tetra_e4m3_to_float(sc[u]);
-            uint4 *p = reinterpret_cast<uint4 *>(dbase + r * dst.ld + c * V);
+            uint4 *p = reinterpret_cast<uint4 *>(b.dense + r * dst.ld + c * V);
             if (sizeof(T) == 2) {
                 uint32_t lo[2], hi[2], o[4];
                 dequant_table<T>(s, g, lo, hi);
