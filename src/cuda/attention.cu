@@ -209,7 +209,8 @@ template <int D> __device__ __forceinline__ void rescale_o(float o[D / 8][4], co
  * order (outputs bit-identical), only the issue order across independent work changes.
  *   0: softmax of both row tiles, O rescale, then P V of both (one V fragment, two MMAs).
  *   1: softmax of row tile 0, then P V of row tile 0 interleaved with the exponentials of
- *      row tile 1, then P V of row tile 1: V fragments are loaded twice.
+ *      row tile 1, then P V of row tile 1: V fragments are loaded twice in the source
+ *      (ptxas merges the two ldmatrix of each fragment: no shared-memory store between).
  *   2: the row maxima of both tiles first; then per 16-key slice kk the exponentials of
  *      slice kk + 1 (both tiles) are issued before the MMAs of slice kk, so MUFU and FP32
  *      work overlaps the tensor pipe within the warp; V fragments are loaded once.
