@@ -205,6 +205,96 @@ template <int D> __device__ __forceinline__ void rescale_o(float o[D / 8][4], co
     }
 }
 
+/* TETRA_ATTN_PV_SPLIT (compile time; docs/notes/attention.md, rung 4) picks the order of the
+ * softmax and P V work in a key block; the FP32 operations per element are the same in every
+ * order (outputs bit-identical), only the issue order across independent work changes.
+ *   0: softmax of both row tiles, O rescale, then P V of both (one V fragment, two MMAs).
+ *   1: softmax of row tile 0, then P V of row tile 0 interleaved with the exponentials of
+ *      row tile 1, then P V of row tile 1: V fragments are loaded twice in the source
+ *      (ptxas merges the two ldmatrix of each fragment: no shared-memory store between).
+ *   2: the row maxima of both tiles first; then per 16-key slice kk the exponentials of
+ *      slice kk + 1 (both tiles) are issued before the MMAs of slice kk, so MUFU and FP32
+ *      work overlaps the tensor pipe within the warp; V fragments are loaded once.
+ * The row maximum is the only part of the softmax that needs all 64 keys: once it is
+ * known, each 16-key slice's exponentials, sums and P V are independent of the others. */
+#ifndef TETRA_ATTN_PV_SPLIT
+#define TETRA_ATTN_PV_SPLIT 0
+#endif
+static_assert(TETRA_ATTN_PV_SPLIT >= 0 && TETRA_ATTN_PV_SPLIT <= 2, "TETRA_ATTN_PV_SPLIT is 0, 1 or 2");
+#if TETRA_ATTN_PV_SPLIT != 0
+
+/* softmax_tile's first half: mask, row maximum, alpha and the new m of one 16x64 score
+ * tile; base returns the exponent's offset (the new m, or 0 for a row with no visible key). */
+template <bool CAUSAL, bool MASK>
+__device__ __forceinline__ void softmax_max(float s[8][4], float m[2], float alpha[2], float base[2],
+                                            const AttnParams &p, int row0, int key0) {
+    const int lane = threadIdx.x & 31, t4 = lane & 3;
+    const float c = p.scale_log2;
+    if (MASK) {
+#pragma unroll
+        for (int nt = 0; nt < 8; nt++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int row = row0 + (e >= 2 ? 8 : 0);
+                const int key = key0 + nt * 8 + 2 * t4 + (e & 1);
+                bool visible = key < p.nk;
+                if (CAUSAL) visible = visible && key <= row + p.causal_offset;
+                if (!visible) s[nt][e] = -INFINITY;
+            }
+    }
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        float mx = -INFINITY;
+#pragma unroll
+        for (int nt = 0; nt < 8; nt++) mx = fmaxf(mx, fmaxf(s[nt][2 * h], s[nt][2 * h + 1]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        mx = fmaxf(m[h], mx * c);
+        base[h] = mx == -INFINITY ? 0.0f : mx;
+        alpha[h] = exp2_ftz(m[h] - base[h]);
+        m[h] = mx;
+    }
+}
+
+/* softmax_tile's second half for the 16-key slice kk (n-tiles 2kk, 2kk+1): probabilities in
+ * place, added to this thread's partial row sums in softmax_tile's order (n-tile by n-tile). */
+__device__ __forceinline__ void softmax_exp_slice(float s[8][4], int kk, const float base[2], float sum[2],
+                                                  float c) {
+#pragma unroll
+    for (int nt = 2 * kk; nt < 2 * kk + 2; nt++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            s[nt][2 * h] = exp2_ftz(fmaf(s[nt][2 * h], c, -base[h]));
+            s[nt][2 * h + 1] = exp2_ftz(fmaf(s[nt][2 * h + 1], c, -base[h]));
+            sum[h] += s[nt][2 * h] + s[nt][2 * h + 1];
+        }
+}
+
+/* P V of the 16-key slice kk for row tiles MT_BEGIN..MT_END-1: each V fragment feeds
+ * 2 (MT_END - MT_BEGIN) MMAs. v_addr is the lane's ldmatrix base of this stage's V tile. */
+template <int D, bool BF16, int MT_BEGIN, int MT_END>
+__device__ __forceinline__ void pv_slice(float o[2][D / 8][4], const float s[2][8][4], int kk, uint32_t v_addr) {
+    uint32_t pa[2][4];
+#pragma unroll
+    for (int mt = MT_BEGIN; mt < MT_END; mt++) {
+        pa[mt][0] = tetra_pack2<BF16>(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+        pa[mt][1] = tetra_pack2<BF16>(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+        pa[mt][2] = tetra_pack2<BF16>(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+        pa[mt][3] = tetra_pack2<BF16>(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+    }
+#pragma unroll
+    for (int dp = 0; dp < D / 16; dp++) {
+        uint32_t bv[4];
+        ldsm_x4_trans((v_addr ^ (dp << 5)) + kk * 16 * D * 2, bv);
+#pragma unroll
+        for (int mt = MT_BEGIN; mt < MT_END; mt++) {
+            mma_16816<BF16>(o[mt][2 * dp], pa[mt], bv[0], bv[1]);
+            mma_16816<BF16>(o[mt][2 * dp + 1], pa[mt], bv[2], bv[3]);
+        }
+    }
+}
+#endif
+
 /* One CTA: kBlockM = 128 query rows of one (batch, head); 4 warps of 32 rows (two m16
  * row tiles each), so every K or V fragment a warp loads with ldmatrix feeds two MMAs
  * (one per row tile). Q stays in shared memory and is re-read per key block: two more
@@ -343,6 +433,7 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
             cp_async_commit();
         }
 
+#if TETRA_ATTN_PV_SPLIT == 0
         float alpha[2][2];
         if (kb >= warp_first_masked) {
 #pragma unroll
@@ -383,6 +474,61 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
                 }
             }
         }
+#else
+        /* Row maxima first: both tiles' for order 2, the whole softmax of tile 0 and the
+         * maximum of tile 1 for order 1 (the two chains interleave, as in order 0). */
+        float alpha[2][2], base[2][2], sum[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};
+        if (kb >= warp_first_masked) {
+            if (TETRA_ATTN_PV_SPLIT == 1)
+                softmax_tile<D, CAUSAL, true>(s[0], m[0], l[0], alpha[0], p, row0, key0);
+            else
+                softmax_max<CAUSAL, true>(s[0], m[0], alpha[0], base[0], p, row0, key0);
+            softmax_max<CAUSAL, true>(s[1], m[1], alpha[1], base[1], p, row0 + 16, key0);
+        } else {
+            if (TETRA_ATTN_PV_SPLIT == 1)
+                softmax_tile<D, CAUSAL, false>(s[0], m[0], l[0], alpha[0], p, row0, key0);
+            else
+                softmax_max<CAUSAL, false>(s[0], m[0], alpha[0], base[0], p, row0, key0);
+            softmax_max<CAUSAL, false>(s[1], m[1], alpha[1], base[1], p, row0 + 16, key0);
+        }
+        /* Both rescales (and their warp-uniform branches) before the overlapped region, so
+         * that it is one basic block the scheduler can interleave. */
+#pragma unroll
+        for (int mt = 0; mt < 2; mt++) rescale_o<D>(o[mt], alpha[mt]);
+
+        if (STAGES == 1) {
+            cp_async_wait<1>(); /* V(kb) */
+            __syncthreads();
+        }
+        const uint32_t v_addr = v_ldsm + stage_bytes;
+        const float c = p.scale_log2;
+        if (TETRA_ATTN_PV_SPLIT == 1) {
+            /* P V of tile 0 with the exponentials of tile 1 issued beside it, slice by slice */
+#pragma unroll
+            for (int kk = 0; kk < kBlockN / 16; kk++) {
+                softmax_exp_slice(s[1], kk, base[1], sum[1], c);
+                pv_slice<D, BF16, 0, 1>(o, s, kk, v_addr);
+            }
+#pragma unroll
+            for (int kk = 0; kk < kBlockN / 16; kk++) pv_slice<D, BF16, 1, 2>(o, s, kk, v_addr);
+        } else {
+            /* software pipeline over the 4 slices: exponentials of slice kk + 1, MMAs of kk */
+#pragma unroll
+            for (int mt = 0; mt < 2; mt++) softmax_exp_slice(s[mt], 0, base[mt], sum[mt], c);
+#pragma unroll
+            for (int kk = 0; kk < kBlockN / 16; kk++) {
+                if (kk + 1 < kBlockN / 16) {
+#pragma unroll
+                    for (int mt = 0; mt < 2; mt++) softmax_exp_slice(s[mt], kk + 1, base[mt], sum[mt], c);
+                }
+                pv_slice<D, BF16, 0, 2>(o, s, kk, v_addr);
+            }
+        }
+#pragma unroll
+        for (int mt = TETRA_ATTN_PV_SPLIT == 1 ? 1 : 0; mt < 2; mt++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) l[mt][h] = l[mt][h] * alpha[mt][h] + sum[mt][h];
+#endif
         if (STAGES == 1) {
             __syncthreads(); /* every warp is done with sV */
             if (kb + 1 < nkb) load_kv_tile<D>(sV, vbase, p.vs[1], key0 + kBlockN, p.nk);
