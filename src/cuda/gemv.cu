@@ -47,6 +47,14 @@
 #ifndef TETRA_GEMV_ACC_SETS
 #define TETRA_GEMV_ACC_SETS 1
 #endif
+/* 1: in the interleaved-W kernels, the scale pairs (s, s) are 16-bit broadcasts that ptxas
+ * folds into the multiplies' operand selectors (-8 to -12 instructions per segment); 0: PRMT
+ * 0x1010 / 0x3232 as in session 7. Same bits either way. The standard-W kernels keep the
+ * PRMTs: at their 128-register cap the fold cost more moves than it saved (notes:
+ * gemv-prepared-weights.md, session 8). */
+#ifndef TETRA_GEMV_HALF_SELECT
+#define TETRA_GEMV_HALF_SELECT 1
+#endif
 
 namespace {
 
@@ -136,6 +144,20 @@ __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
     uint32_t r;
     asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(sel));
     return r;
+}
+
+/* (h, h) from half H of v (H = 0: bits 0-15). As a 16-bit broadcast, ptxas can fold it into
+ * the HMUL2/HFMA2 that consumes it (operand .H0_H0 / .H1_H1); a PRMT stays an instruction. */
+template <int H, bool FOLD> __device__ __forceinline__ uint32_t half_bcast(uint32_t v) {
+    if (FOLD) {
+    uint32_t r;
+    if (H == 0)
+        asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {lo, lo};\n}" : "=r"(r) : "r"(v));
+    else
+        asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {hi, hi};\n}" : "=r"(r) : "r"(v));
+    return r;
+    }
+    return prmt(v, 0u, H ? 0x3232u : 0x1010u);
 }
 
 /* Scale pair of the operand type from two UE4M3 codes at bits 0-7 and 16-23 of `sp` (the
@@ -265,6 +287,7 @@ struct gemv_stage {
 template <int XK, bool IL>
 __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_params p) {
     constexpr bool BF16 = XK != X_FP16;
+    constexpr bool FOLD_HALVES = IL && TETRA_GEMV_HALF_SELECT;
     __shared__ gemv_stage ring[GEMV_WARPS][GEMV_STAGES];
     __shared__ int last_cta;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -442,7 +465,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
         uint32_t fl = nan_flags(0u, sp);
         if (fl & 0x00000080u) s2 = (s2 & 0xFFFF0000u) | 0x7FC0u;
         if (fl & 0x00800000u) s2 = (s2 & 0x0000FFFFu) | 0x7FC00000u;
-        const uint32_t s0 = prmt(s2, 0u, 0x1010u), s1 = prmt(s2, 0u, 0x3232u);
+        const uint32_t s0 = half_bcast<0, FOLD_HALVES>(s2), s1 = half_bcast<1, FOLD_HALVES>(s2);
 #pragma unroll
         for (int q = 0; q < 4; q++) dequant_bf16(word_of(xraw[h][0], q), q < 2 ? s0 : s1, xf[h][q]);
     };
@@ -514,8 +537,8 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
              * selector), its NaN flag comes from the layout's flag bytes (epilogue) */
             if (!IL) bad |= (nan_flags(0u, s4[i]) & 0x80808080u) >> i;
             const uint32_t sp = scale_pair2<BF16>(prmt(s4[i], 0u, IL ? ((i & 1) ? 0x4342u : 0x4140u) : s_sel_lo));
-            s2[i][0] = prmt(sp, 0u, 0x1010u);
-            s2[i][1] = prmt(sp, 0u, 0x3232u);
+            s2[i][0] = half_bcast<0, FOLD_HALVES>(sp);
+            s2[i][1] = half_bcast<1, FOLD_HALVES>(sp);
         }
 #pragma unroll
         for (int q = 0; q < 4; q++) {
