@@ -675,6 +675,64 @@ __global__ void __launch_bounds__(256) gemv_splitk_reduce(const gemv_params p) {
     gemv_store(p, l, m, n, v, gemv_operand<XK>::pow2);
 }
 
+/* ---------------------------------------------------------------- copy-only probe */
+
+/*
+ * The interleaved-W mma kernel without X, dequantization or mma (notes:
+ * gemv-prepared-weights.md, section 3 and session 8): the same grid, split of K, per-warp
+ * ring (same shared memory), 5 x cp.async.cg per lane per segment, lookahead of
+ * GEMV_STAGES - 1 segments and read-back (4 x 16 B + 8 B per lane). What was read back is
+ * XORed into one word per thread, written only if it equals `never`, so nothing is dead.
+ * Its time against the kernel's says whether the copy pattern or the loop binds.
+ */
+__global__ void __launch_bounds__(GEMV_THREADS, 4)
+gemv_il_copy_probe(const uint8_t *w, int64_t batch_bytes, int nseg, int splits, uint32_t never, uint32_t *sink) {
+    __shared__ gemv_stage ring[GEMV_WARPS][GEMV_STAGES];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int split = blockIdx.y;
+    const int64_t r0 = (int64_t)blockIdx.x * GEMV_ROWS_PER_CTA + warp * GEMV_ROWS_PER_WARP;
+    const int seg_begin = (int)((int64_t)split * nseg / splits);
+    const int seg_end = (int)((int64_t)(split + 1) * nseg / splits);
+    const uint8_t *src = w + blockIdx.z * batch_bytes +
+                         ((r0 / TETRA_IL_ROWS) * nseg + seg_begin) * (int64_t)TETRA_IL_BLOCK_BYTES + 16 * lane;
+    const int soff = TETRA_IL_SCALE_OFF + 16 * (lane >> 1) - 16 * lane;
+    gemv_stage *my = ring[warp];
+    const uint32_t ring_base = smem_addr(&my[0].w[0][lane]);
+    const uint32_t s_off = (uint32_t)((uint8_t *)&my[0].s[0][0] - (uint8_t *)&my[0].w[0][0]);
+    auto issue = [&](int slot) {
+        const uint32_t base = ring_base + (uint32_t)slot * sizeof(gemv_stage);
+#pragma unroll
+        for (int i = 0; i < 4; i++) cp_async16(base + i * 16 * TETRA_WARP, src + 512 * i);
+        cp_async16(base + s_off, src + soff);
+        src += TETRA_IL_BLOCK_BYTES;
+    };
+    const int n = seg_end - seg_begin;
+#pragma unroll
+    for (int j = 0; j < GEMV_STAGES - 1; j++) {
+        if (j < n) issue(j);
+        cp_async_commit();
+    }
+    uint32_t x = 0u;
+    int slot = 0;
+    for (int seg = seg_begin; seg < seg_end; seg++) {
+        cp_async_wait<GEMV_STAGES - 2>();
+        const gemv_stage &st = my[slot];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const uint4 v = st.w[i][lane];
+            x ^= v.x ^ v.y ^ v.z ^ v.w;
+        }
+        const uint2 sv = *(const uint2 *)((const uint8_t *)&st.s[0][0] + 16 * lane + 8 * (lane & 1));
+        x ^= sv.x ^ sv.y;
+        const int refill = slot == 0 ? GEMV_STAGES - 1 : slot - 1;
+        if (seg + GEMV_STAGES - 1 < seg_end) issue(refill);
+        cp_async_commit();
+        slot = slot == GEMV_STAGES - 1 ? 0 : slot + 1;
+    }
+    cp_async_wait<0>();
+    if (x == never) *sink = x;
+}
+
 /* ---------------------------------------------------------------- scalar kernel */
 
 /* One warp per (batch, weight row n): lane handles blocks kb = lane, lane + 32, ...; every
@@ -756,6 +814,25 @@ bool w_scales_fast_ok(const tetra_operand &o) {
     return o.scale_layout != TETRA_SCALE_LINEAR || o.scale_ld % 4 == 0;
 }
 
+/* Split K so the grid fills one wave (occ CTAs per SM). Depends on N, K, L, dtype and
+ * device only, never on M: the workspace is sized for 16 rows so its availability cannot
+ * depend on M. */
+int64_t gemv_auto_splits(int64_t nseg, int64_t tiles, int64_t batch, int sms, int occ) {
+    int64_t splits = ((int64_t)sms * occ) / (tiles * batch);
+    const int64_t max_splits = nseg / GEMV_MIN_SEGS_PER_SPLIT;
+    if (splits > max_splits) splits = max_splits;
+    if (splits > 4096) splits = 4096;
+    if (splits < 1) splits = 1;
+    /* At most max(8, nseg / 3) splits, i.e. >= 3 segments per split unless that leaves
+     * fewer than 8, then the fewest splits with the same longest split. Splits of 2
+     * segments lost 2.7-8.3% to 3-4 at 4096x4096, 768x6144 and 2048x6144 (run 23's tune
+     * data; 2.5-7.0% in session 6's cross-build A/B, notes: gemv.md). */
+    const int64_t cap = nseg / 3 > 8 ? nseg / 3 : 8;
+    if (splits > cap) splits = cap;
+    const int64_t longest = (nseg + splits - 1) / splits;
+    return (nseg + longest - 1) / longest;
+}
+
 template <int XK, bool IL>
 tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     cudaStream_t stream = TETRA_STREAM(p);
@@ -766,24 +843,9 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
         (void)cudaGetLastError();
         occ = 1;
     }
-    /* Split K so the grid fills one wave. Depends on N, K, L, dtype and device only, never
-     * on M: the workspace is sized for 16 rows so its availability cannot depend on M. */
     const int64_t tiles = (p->n + GEMV_ROWS_PER_CTA - 1) / GEMV_ROWS_PER_CTA;
-    int64_t splits = ((int64_t)p->ctx->sms * occ) / (tiles * p->batch);
-    int64_t max_splits = prm.nseg / GEMV_MIN_SEGS_PER_SPLIT;
-    if (splits > max_splits) splits = max_splits;
-    if (splits > 4096) splits = 4096;
-    if (splits < 1) splits = 1;
-    {
-        /* At most max(8, nseg / 3) splits, i.e. >= 3 segments per split unless that leaves
-         * fewer than 8, then the fewest splits with the same longest split. Splits of 2
-         * segments lost 2.7-8.3% to 3-4 at 4096x4096, 768x6144 and 2048x6144 (run 23's tune
-         * data; 2.5-7.0% in session 6's cross-build A/B, notes: gemv.md). */
-        const int64_t cap = prm.nseg / 3 > 8 ? prm.nseg / 3 : 8;
-        if (splits > cap) splits = cap;
-        const int64_t longest = (prm.nseg + splits - 1) / splits;
-        splits = (prm.nseg + longest - 1) / longest;
-    }
+    int64_t splits = gemv_auto_splits(prm.nseg, tiles, p->batch, p->ctx->sms, occ);
+    const int64_t max_splits = prm.nseg / GEMV_MIN_SEGS_PER_SPLIT;
     if (p->splits) { /* pinned (tests, tune): checked here, where the limits are known */
         if (p->splits > (max_splits > 1 ? max_splits : 1))
             return tetra_fail(TETRA_ERR_UNSUPPORTED,
@@ -926,4 +988,38 @@ extern "C" tetra_status tetra_launch_gemv(const tetra_gemm_problem *p) {
     gemv_nvfp4_scalar<<<grid, 128, 0, TETRA_STREAM(p)>>>(prm);
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
+}
+
+/* The copy-only probe on an interleaved W of `batch` x [n, k] (tetra_convert_weights'
+ * output, batch stride tetra_nvfp4_interleaved_bytes), with the grid the BF16-X kernel gets
+ * under its automatic split rule; *splits_out receives the split count. For the instrument
+ * (src/bench/arms_gemm.c), not a public entry point. Returns a cudaError_t. */
+extern "C" int tetra_gemv_il_copy_probe(const void *w, int64_t n, int64_t k, int64_t batch, int sms,
+                                        uint32_t never, uint32_t *sink, int *splits_out, void *stream) {
+    if (n < 1 || k < 16 || k % 16 || k > ((int64_t)1 << 30) || batch < 1 || sms < 1)
+        return (int)cudaErrorInvalidValue;
+    int occ = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, gemv_nvfp4_mma<X_BF16, true>, GEMV_THREADS, 0) !=
+            cudaSuccess ||
+        occ < 1) {
+        (void)cudaGetLastError();
+        occ = 1;
+    }
+    const int nseg = (int)tetra_il_segments(k);
+    const int64_t tiles = (n + GEMV_ROWS_PER_CTA - 1) / GEMV_ROWS_PER_CTA;
+    const int64_t splits = gemv_auto_splits(nseg, tiles, batch, sms, occ);
+    if (splits_out) *splits_out = (int)splits;
+    /* the probe needs fewer registers: unused dynamic shared memory holds it to the
+     * kernel's CTAs per SM, so the grid lands on the SMs as the kernel's does */
+    size_t pad = 0;
+    for (int probe_occ = 0; pad <= 16384; pad += 1024) {
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&probe_occ, gemv_il_copy_probe, GEMV_THREADS, pad) !=
+            cudaSuccess)
+            return (int)cudaGetLastError();
+        if (probe_occ <= occ) break;
+    }
+    dim3 grid((unsigned)tiles, (unsigned)splits, (unsigned)batch);
+    gemv_il_copy_probe<<<grid, GEMV_THREADS, pad, (cudaStream_t)stream>>>(
+        (const uint8_t *)w, tetra_il_batch_bytes(n, k), nseg, (int)splits, never, sink);
+    return (int)cudaGetLastError();
 }
