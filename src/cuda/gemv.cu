@@ -457,6 +457,11 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
             }
         }
     };
+    /* interleaved W in the pairs nibble order (TETRA_GEMV_IL_PAIRS, option B): W pairs come
+     * out as (e_2i, e_2i+1), so X's natural words are the B fragments (no PRMT) and NVFP4 X
+     * takes the same nibble order before its dequantization. Not the standard W's bits (other
+     * products share an mma k-step); gated against the oracle. */
+    constexpr bool PAIRS = IL && TETRA_GEMV_IL_PAIRS;
     auto unpack_x_fp4 = [&](int h) {
         uint32_t sp = prmt(xsraw[h], 0u, 0x4140u);
         uint32_t s2 = scale_pair2<true>(sp);
@@ -467,10 +472,20 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
         if (fl & 0x00800000u) s2 = (s2 & 0x0000FFFFu) | 0x7FC00000u;
         const uint32_t s0 = half_bcast<0, FOLD_HALVES>(s2), s1 = half_bcast<1, FOLD_HALVES>(s2);
 #pragma unroll
-        for (int q = 0; q < 4; q++) dequant_bf16(word_of(xraw[h][0], q), q < 2 ? s0 : s1, xf[h][q]);
+        for (int q = 0; q < 4; q++) {
+            const uint32_t wq = word_of(xraw[h][0], q);
+            dequant_bf16(PAIRS ? tetra_il_word_pack(wq) : wq, q < 2 ? s0 : s1, xf[h][q]);
+        }
     };
     auto unpack_x_dense = [&](int h, int q) {
         const uint4 v = xraw[h][q];
+        if (PAIRS) { /* (x0, x1), (x2, x3), (x4, x5), (x6, x7) */
+            xf[h][q][0] = v.x;
+            xf[h][q][1] = v.y;
+            xf[h][q][2] = v.z;
+            xf[h][q][3] = v.w;
+            return;
+        }
         xf[h][q][0] = __byte_perm(v.x, v.z, 0x5410); /* (x0, x4) */
         xf[h][q][1] = __byte_perm(v.x, v.z, 0x7632); /* (x1, x5) */
         xf[h][q][2] = __byte_perm(v.y, v.w, 0x5410); /* (x2, x6) */
@@ -523,10 +538,12 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
 #pragma unroll
                 for (int q = 0; q < 4; q++) {
                     unpack_x_dense(h, q);
-                    load_x(h, q, seg + 1, seg + 1 < x_end && xon[h]);
+                    /* pairs: the raw words are the fragments, live until word q's mma
+                     * steps; the next segment's words are loaded after them (below) */
+                    if (!PAIRS) load_x(h, q, seg + 1, seg + 1 < x_end && xon[h]);
                 }
             }
-            xnext += 256;
+            if (!PAIRS) xnext += 256;
         }
 
         /* scale pairs (s, s) of blocks 2t (words 0, 1) and 2t+1 (words 2, 3) of each row */
@@ -560,7 +577,11 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
                                         wd[2 * at][a + 1], wd[2 * at + 1][a + 1], xf[1][q][a],
                                         xf[1][q][a + 1]);
                 }
+            if (PAIRS && XK != X_NVFP4)
+#pragma unroll
+                for (int h = 0; h < NT; h++) load_x(h, q, seg + 1, seg + 1 < x_end && xon[h]);
         }
+        if (PAIRS && XK != X_NVFP4) xnext += 256;
     }
     };
     if (two_tiles) k_loop(std::true_type{});
@@ -757,13 +778,22 @@ __global__ void __launch_bounds__(128) gemv_nvfp4_scalar(const gemv_params p) {
         float wv[16];
         /* the block's 8 bytes are contiguous in every layout */
         const uint8_t *wblk = p.w_il ? wbatch + tetra_il_data_offset(n, kb * 16, p.w_il_nseg) : wrow + kb * 8;
+        /* interleaved W in the pairs nibble order: the block's two words (8-byte aligned) in
+         * standard order, in registers */
+        const bool il_pairs = TETRA_GEMV_IL_PAIRS && p.w_il;
+        uint32_t wword[2] = {0u, 0u};
+        if (il_pairs) {
+            const uint2 u = *(const uint2 *)wblk;
+            wword[0] = tetra_il_word_unpack(u.x);
+            wword[1] = tetra_il_word_unpack(u.y);
+        }
         const float ws = tetra_e4m3_to_float(
             p.w_il ? wbatch[tetra_il_scale_offset(n, kb, p.w_il_nseg)]
                    : wsc[tetra_scale_offset(p.w_swizzled, n, kb, p.nkb, p.w_scale_ld)]);
 #pragma unroll
         for (int e = 0; e < 16; e++) {
-            unsigned byte = wblk[e / 2];
-            wv[e] = tetra_e2m1_to_float((e & 1) ? byte >> 4 : byte & 15u) * ws;
+            unsigned byte = il_pairs ? wword[e / 8] >> (8 * ((e % 8) / 2)) : wblk[e / 2];
+            wv[e] = tetra_e2m1_to_float((e & 1) ? (byte >> 4) & 15u : byte & 15u) * ws;
         }
 #pragma unroll
         for (int m = 0; m < GEMV_MAX_M; m++) {
