@@ -150,12 +150,12 @@ __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
  * the HMUL2/HFMA2 that consumes it (operand .H0_H0 / .H1_H1); a PRMT stays an instruction. */
 template <int H, bool FOLD> __device__ __forceinline__ uint32_t half_bcast(uint32_t v) {
     if (FOLD) {
-    uint32_t r;
-    if (H == 0)
-        asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {lo, lo};\n}" : "=r"(r) : "r"(v));
-    else
-        asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {hi, hi};\n}" : "=r"(r) : "r"(v));
-    return r;
+        uint32_t r;
+        if (H == 0)
+            asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {lo, lo};\n}" : "=r"(r) : "r"(v));
+        else
+            asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {hi, hi};\n}" : "=r"(r) : "r"(v));
+        return r;
     }
     return prmt(v, 0u, H ? 0x3232u : 0x1010u);
 }
