@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "format/float16.h"
+#include "format/nvfp4_codec.h" /* TETRA_GEMV_IL_PAIRS */
 #include "ref/errstats.h"
 #include "testutil.h"
 
@@ -285,7 +286,8 @@ static tetra_status prob_run(tetra_context *ctx, prob *p, const tetra_matrix *x,
 /* Whether the standard W takes the mma kernel (gemv.cu's fast-path constraints, for the
  * inputs prob_make builds): then the interleaved W must give the same bits. */
 static int std_takes_mma(const tcase *c) {
-    if (c->K % 128) return 0;
+    /* the pairs nibble order (option B) groups other products per mma k-step: gated */
+    if (TETRA_GEMV_IL_PAIRS || c->K % 128) return 0;
     return c->xdt == TETRA_DTYPE_NVFP4 || c->xpad % 8 == 0;
 }
 
@@ -540,7 +542,8 @@ int main(void) {
     uint64_t seed = TEST_SEED;
     const char *hash_env = getenv("TETRA_GEMV_TEST_HASH");
     g_hash = hash_env && hash_env[0] == '1';
-    printf("gpu_gemv: seed %llu\n", (unsigned long long)TEST_SEED);
+    printf("gpu_gemv: seed %llu, interleaved nibble order %s\n", (unsigned long long)TEST_SEED,
+           TETRA_GEMV_IL_PAIRS ? "pairs (option B: interleaved runs gated, not bit-compared)" : "natural");
 
     /* every M in 1..16 on (256, 4096) and (4096, 4096), rotating X dtype, layouts, Y dtype */
     for (long long M = 1; M <= 16; M++) {

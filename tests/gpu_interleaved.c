@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "format/float16.h"
+#include "format/nvfp4_codec.h" /* TETRA_GEMV_IL_PAIRS */
 #include "testutil.h"
 
 #define TEST_SEED 20261208ull
@@ -152,7 +153,8 @@ static void nan_case(tetra_context *ctx, long long M, long long N, long long K, 
         }
     CHECK_MSG(nan_ok, "%s: planted rows are not NaN", what);
     CHECK_MSG(rest_ok, "%s: other rows not finite", what);
-    if (K % 128 == 0 || path == TETRA_PATH_REFERENCE) {
+    /* the pairs nibble order (option B) gives other bits on the GEMV path (gpu_gemv gates it) */
+    if ((K % 128 == 0 && !TETRA_GEMV_IL_PAIRS) || path == TETRA_PATH_REFERENCE) {
         int same = memcmp(ys, yi, yb) == 0;
         CHECK_MSG(same, "%s: interleaved output bits differ from the standard W's", what);
         printf("  nan/ref %-36s planted rows NaN: %s, bits == standard W: %s\n", what,

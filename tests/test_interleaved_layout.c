@@ -96,7 +96,9 @@ static void round_trip(tetra_rng *r, long long N, long long K, long long L, tetr
             long long fo = tetra_il_flag_offset(N, K, n);
             for (long long kb = 0; kb < nkb; kb++) {
                 long long d = tetra_il_data_offset(n, kb * 16, nseg), so = tetra_il_scale_offset(n, kb, nseg);
-                bad_data += memcmp(ib + d, sdata(&s.m, l, n, kb), 8) != 0;
+                uint8_t std8[8]; /* the block in standard nibble order (TETRA_GEMV_IL_PAIRS) */
+                tetra_il_unpack8(std8, ib + d);
+                bad_data += memcmp(std8, sdata(&s.m, l, n, kb), 8) != 0;
                 bad_data += ib[so] != *sscale(&s.m, l, n, kb);
                 memset(mb + d, 1, 8);
                 mb[so] = 1;
@@ -228,6 +230,18 @@ int main(void) {
     CHECK(tetra_nvfp4_scale_bytes(128, 256, TETRA_SCALE_INTERLEAVED_32X128) == 0);
 
     /* the formulas at hand-computed points */
+    /* the nibble order inside a word: natural, or pairs (element j at nibble j/2 + 4*(j%2)) */
+    {
+        const uint32_t w = 0x76543210u; /* element j has code j */
+        const uint32_t want = TETRA_GEMV_IL_PAIRS ? 0x75316420u : w;
+        CHECK(tetra_il_word_pack(w) == want);
+        CHECK(tetra_il_word_unpack(want) == w);
+        uint8_t a[8] = {0x10, 0x32, 0x54, 0x76, 0x98, 0xBA, 0xDC, 0xFE}, b[8], c[8];
+        tetra_il_pack8(b, a);
+        tetra_il_unpack8(c, b);
+        CHECK(memcmp(a, c, 8) == 0);
+        CHECK(b[0] == (TETRA_GEMV_IL_PAIRS ? 0x20 : 0x10) && b[7] == (TETRA_GEMV_IL_PAIRS ? 0xFD : 0xFE));
+    }
     CHECK(tetra_il_data_offset(0, 0, 1) == 0);
     CHECK(tetra_il_data_offset(9, 40, 1) == 596);               /* g 1, i 1, t 1: 512 + 16*5 + 4 */
     CHECK(tetra_il_scale_offset(9, 2, 1) == 2090);              /* lane 5: 2048 + 40 + 2 */

@@ -61,6 +61,8 @@ typedef struct {
     int batch_invariant;  /* tetra arms: opts.batch_invariant */
     int tile_m, splits;   /* tetra arms: a pinned configuration (bench_gemm_pin), 0 = none */
     int interleaved;      /* B prepared as TETRA_SCALE_INTERLEAVED_32X128 (converted once in setup) */
+    int il_copy_probe;    /* run the GEMV's copy-only probe on the interleaved B instead of tetra_gemm */
+    int probe_splits;     /* the probe's split count */
     tetra_status tst; /* status of the last tetra call */
     char note[160];
 } gemm_state;
@@ -164,8 +166,16 @@ static int lt_call(gemm_state *s, int set, const cublasLtMatmulAlgo_t *algo) {
     return st == CUBLAS_STATUS_SUCCESS ? 0 : (int)st;
 }
 
+/* src/cuda/gemv.cu: the interleaved-W GEMV's ring without dequantization or mma (an
+ * instrument probe, not public API); returns a cudaError_t */
+int tetra_gemv_il_copy_probe(const void *w, int64_t n, int64_t k, int64_t batch, int sms, uint32_t never,
+                             uint32_t *sink, int *splits_out, void *stream);
+
 static int gemm_run_set(gemm_state *s, int i) {
     tetra_gemm_options o = tetra_gemm_options_default();
+    if (s->il_copy_probe) /* sink: the output buffer, written only if the XOR hits `never` */
+        return tetra_gemv_il_copy_probe(s->b[i], s->n, s->k, s->l, s->env.sms, 0x9e3779b9u, (uint32_t *)s->d[i],
+                                        &s->probe_splits, s->env.stream);
     o.path = s->path;
     o.batch_invariant = s->batch_invariant;
     o.tile_m = s->tile_m;
@@ -797,6 +807,28 @@ static int setup_w4a16_batchinv(const bench_env *e, const bench_shape *sh, void 
 static int setup_w4a16_il(const bench_env *e, const bench_shape *sh, void **st, char *m, size_t l) {
     return gemm_setup_b(K_TETRA_W4A16, TETRA_PATH_AUTO, 1, e, sh, st, m, l);
 }
+/* the copy-only probe of the interleaved GEMV's ring (same grid, ring and copies as the BF16
+ * kernel, no X, dequantization or mma): its GB/s beside the kernel's says which binds */
+static int setup_il_copy_probe(const bench_env *e, const bench_shape *sh, void **st, char *m, size_t l) {
+    gemm_state *s;
+    int rc = gemm_setup_b(K_TETRA_W4A16, TETRA_PATH_AUTO, 1, e, sh, st, m, l);
+    if (rc != BENCH_OK) return rc;
+    s = (gemm_state *)*st;
+    s->il_copy_probe = 1;
+    if (gemm_run_set(s, 0) || cudaStreamSynchronize((cudaStream_t)e->stream)) {
+        bench_set_msg(m, l, "copy probe: %s", cudaGetErrorString(cudaGetLastError()));
+        gemm_teardown(s);
+        *st = NULL;
+        return BENCH_ERROR;
+    }
+    snprintf(s->note, sizeof s->note, "copy-only probe of the interleaved GEMV ring, %d split(s)", s->probe_splits);
+    return BENCH_OK;
+}
+static double probe_flops(const bench_shape *s) { (void)s; return 0; }
+/* the probe reads the blocks (values and scales), not X, flags or Y */
+static double bytes_il_blocks(const bench_shape *s) {
+    return s->l * (double)tetra_nvfp4_interleaved_bytes(s->n, s->k);
+}
 SETUP(setup_w4a4, K_TETRA_W4A4, TETRA_PATH_AUTO)
 SETUP(setup_w4a4_full, K_TETRA_W4A4_FULL, TETRA_PATH_AUTO)
 SETUP(setup_lt_bf16, K_LT_BF16, TETRA_PATH_AUTO)
@@ -820,6 +852,8 @@ const bench_arm bench_arm_tetra_gemm_batchinv = {"tetra-gemm-batchinv", "gemm", 
     setup_w4a16_batchinv, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_gemv_interleaved = {"tetra-gemm-gemv-interleaved", "gemm", "w4a16", "kernel",
     0, setup_w4a16_il, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16_il, 0, gemm_describe};
+const bench_arm bench_arm_probe_gemv_il_copy = {"probe-gemv-interleaved-copy", "mem", "interleaved-copy", "kernel", 0,
+    setup_il_copy_probe, gemm_run, NULL, gemm_teardown, probe_flops, bytes_il_blocks, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_w4a4 = {"tetra-gemm-w4a4", "gemm", "w4a4", "kernel", 0, setup_w4a4, gemm_run,
     tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a4, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_w4a4_full = {"tetra-gemm-w4a4-full", "gemm", "w4a4", "full-call", 0,

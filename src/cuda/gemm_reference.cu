@@ -99,6 +99,11 @@ __global__ void __launch_bounds__(kBlockN *kBlockM) gemm_reference_kernel(ref_pa
             /* this block's 8 value bytes are contiguous in every layout */
             const uint8_t *bblk = b_il ? bbatch + tetra_il_data_offset(n, kb * TETRA_NVFP4_BLOCK, b_nseg)
                                        : brow + kb * (TETRA_NVFP4_BLOCK / 2);
+            uint8_t bstd[TETRA_NVFP4_BLOCK / 2]; /* the interleaved block in standard order */
+            if (TETRA_GEMV_IL_PAIRS && b_il) {
+                tetra_il_unpack8(bstd, bblk);
+                bblk = bstd;
+            }
             const float sb = tetra_e4m3_to_float(
                 b_il ? bbatch[tetra_il_scale_offset(n, kb, b_nseg)]
                      : bsc[tetra_scale_offset(p.b.layout, n, kb, nkb, p.b.scale_ld)]);

@@ -47,6 +47,14 @@
 #ifndef TETRA_GEMV_ACC_SETS
 #define TETRA_GEMV_ACC_SETS 1
 #endif
+/* 1: in the interleaved-W kernels, the scale pairs (s, s) are 16-bit broadcasts that ptxas
+ * folds into the multiplies' operand selectors (-8 to -12 instructions per segment); 0: PRMT
+ * 0x1010 / 0x3232 as in session 7. Same bits either way. The standard-W kernels keep the
+ * PRMTs: at their 128-register cap the fold cost more moves than it saved (notes:
+ * gemv-prepared-weights.md, session 8). */
+#ifndef TETRA_GEMV_HALF_SELECT
+#define TETRA_GEMV_HALF_SELECT 1
+#endif
 
 namespace {
 
@@ -136,6 +144,20 @@ __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
     uint32_t r;
     asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(sel));
     return r;
+}
+
+/* (h, h) from half H of v (H = 0: bits 0-15). As a 16-bit broadcast, ptxas can fold it into
+ * the HMUL2/HFMA2 that consumes it (operand .H0_H0 / .H1_H1); a PRMT stays an instruction. */
+template <int H, bool FOLD> __device__ __forceinline__ uint32_t half_bcast(uint32_t v) {
+    if (FOLD) {
+        uint32_t r;
+        if (H == 0)
+            asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {lo, lo};\n}" : "=r"(r) : "r"(v));
+        else
+            asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {hi, hi};\n}" : "=r"(r) : "r"(v));
+        return r;
+    }
+    return prmt(v, 0u, H ? 0x3232u : 0x1010u);
 }
 
 /* Scale pair of the operand type from two UE4M3 codes at bits 0-7 and 16-23 of `sp` (the
@@ -265,6 +287,7 @@ struct gemv_stage {
 template <int XK, bool IL>
 __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_params p) {
     constexpr bool BF16 = XK != X_FP16;
+    constexpr bool FOLD_HALVES = IL && TETRA_GEMV_HALF_SELECT;
     __shared__ gemv_stage ring[GEMV_WARPS][GEMV_STAGES];
     __shared__ int last_cta;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -434,6 +457,11 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
             }
         }
     };
+    /* interleaved W in the pairs nibble order (TETRA_GEMV_IL_PAIRS, option B): W pairs come
+     * out as (e_2i, e_2i+1), so X's natural words are the B fragments (no PRMT) and NVFP4 X
+     * takes the same nibble order before its dequantization. Not the standard W's bits (other
+     * products share an mma k-step); gated against the oracle. */
+    constexpr bool PAIRS = IL && TETRA_GEMV_IL_PAIRS;
     auto unpack_x_fp4 = [&](int h) {
         uint32_t sp = prmt(xsraw[h], 0u, 0x4140u);
         uint32_t s2 = scale_pair2<true>(sp);
@@ -442,12 +470,22 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
         uint32_t fl = nan_flags(0u, sp);
         if (fl & 0x00000080u) s2 = (s2 & 0xFFFF0000u) | 0x7FC0u;
         if (fl & 0x00800000u) s2 = (s2 & 0x0000FFFFu) | 0x7FC00000u;
-        const uint32_t s0 = prmt(s2, 0u, 0x1010u), s1 = prmt(s2, 0u, 0x3232u);
+        const uint32_t s0 = half_bcast<0, FOLD_HALVES>(s2), s1 = half_bcast<1, FOLD_HALVES>(s2);
 #pragma unroll
-        for (int q = 0; q < 4; q++) dequant_bf16(word_of(xraw[h][0], q), q < 2 ? s0 : s1, xf[h][q]);
+        for (int q = 0; q < 4; q++) {
+            const uint32_t wq = word_of(xraw[h][0], q);
+            dequant_bf16(PAIRS ? tetra_il_word_pack(wq) : wq, q < 2 ? s0 : s1, xf[h][q]);
+        }
     };
     auto unpack_x_dense = [&](int h, int q) {
         const uint4 v = xraw[h][q];
+        if (PAIRS) { /* (x0, x1), (x2, x3), (x4, x5), (x6, x7) */
+            xf[h][q][0] = v.x;
+            xf[h][q][1] = v.y;
+            xf[h][q][2] = v.z;
+            xf[h][q][3] = v.w;
+            return;
+        }
         xf[h][q][0] = __byte_perm(v.x, v.z, 0x5410); /* (x0, x4) */
         xf[h][q][1] = __byte_perm(v.x, v.z, 0x7632); /* (x1, x5) */
         xf[h][q][2] = __byte_perm(v.y, v.w, 0x5410); /* (x2, x6) */
@@ -500,10 +538,12 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
 #pragma unroll
                 for (int q = 0; q < 4; q++) {
                     unpack_x_dense(h, q);
-                    load_x(h, q, seg + 1, seg + 1 < x_end && xon[h]);
+                    /* pairs: the raw words are the fragments, live until word q's mma
+                     * steps; the next segment's words are loaded after them (below) */
+                    if (!PAIRS) load_x(h, q, seg + 1, seg + 1 < x_end && xon[h]);
                 }
             }
-            xnext += 256;
+            if (!PAIRS) xnext += 256;
         }
 
         /* scale pairs (s, s) of blocks 2t (words 0, 1) and 2t+1 (words 2, 3) of each row */
@@ -514,8 +554,8 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
              * selector), its NaN flag comes from the layout's flag bytes (epilogue) */
             if (!IL) bad |= (nan_flags(0u, s4[i]) & 0x80808080u) >> i;
             const uint32_t sp = scale_pair2<BF16>(prmt(s4[i], 0u, IL ? ((i & 1) ? 0x4342u : 0x4140u) : s_sel_lo));
-            s2[i][0] = prmt(sp, 0u, 0x1010u);
-            s2[i][1] = prmt(sp, 0u, 0x3232u);
+            s2[i][0] = half_bcast<0, FOLD_HALVES>(sp);
+            s2[i][1] = half_bcast<1, FOLD_HALVES>(sp);
         }
 #pragma unroll
         for (int q = 0; q < 4; q++) {
@@ -537,7 +577,11 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
                                         wd[2 * at][a + 1], wd[2 * at + 1][a + 1], xf[1][q][a],
                                         xf[1][q][a + 1]);
                 }
+            if (PAIRS && XK != X_NVFP4)
+#pragma unroll
+                for (int h = 0; h < NT; h++) load_x(h, q, seg + 1, seg + 1 < x_end && xon[h]);
         }
+        if (PAIRS && XK != X_NVFP4) xnext += 256;
     }
     };
     if (two_tiles) k_loop(std::true_type{});
@@ -652,6 +696,64 @@ __global__ void __launch_bounds__(256) gemv_splitk_reduce(const gemv_params p) {
     gemv_store(p, l, m, n, v, gemv_operand<XK>::pow2);
 }
 
+/* ---------------------------------------------------------------- copy-only probe */
+
+/*
+ * The interleaved-W mma kernel without X, dequantization or mma (notes:
+ * gemv-prepared-weights.md, section 3 and session 8): the same grid, split of K, per-warp
+ * ring (same shared memory), 5 x cp.async.cg per lane per segment, lookahead of
+ * GEMV_STAGES - 1 segments and read-back (4 x 16 B + 8 B per lane). What was read back is
+ * XORed into one word per thread, written only if it equals `never`, so nothing is dead.
+ * Its time against the kernel's says whether the copy pattern or the loop binds.
+ */
+__global__ void __launch_bounds__(GEMV_THREADS, 4)
+gemv_il_copy_probe(const uint8_t *w, int64_t batch_bytes, int nseg, int splits, uint32_t never, uint32_t *sink) {
+    __shared__ gemv_stage ring[GEMV_WARPS][GEMV_STAGES];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int split = blockIdx.y;
+    const int64_t r0 = (int64_t)blockIdx.x * GEMV_ROWS_PER_CTA + warp * GEMV_ROWS_PER_WARP;
+    const int seg_begin = (int)((int64_t)split * nseg / splits);
+    const int seg_end = (int)((int64_t)(split + 1) * nseg / splits);
+    const uint8_t *src = w + blockIdx.z * batch_bytes +
+                         ((r0 / TETRA_IL_ROWS) * nseg + seg_begin) * (int64_t)TETRA_IL_BLOCK_BYTES + 16 * lane;
+    const int soff = TETRA_IL_SCALE_OFF + 16 * (lane >> 1) - 16 * lane;
+    gemv_stage *my = ring[warp];
+    const uint32_t ring_base = smem_addr(&my[0].w[0][lane]);
+    const uint32_t s_off = (uint32_t)((uint8_t *)&my[0].s[0][0] - (uint8_t *)&my[0].w[0][0]);
+    auto issue = [&](int slot) {
+        const uint32_t base = ring_base + (uint32_t)slot * sizeof(gemv_stage);
+#pragma unroll
+        for (int i = 0; i < 4; i++) cp_async16(base + i * 16 * TETRA_WARP, src + 512 * i);
+        cp_async16(base + s_off, src + soff);
+        src += TETRA_IL_BLOCK_BYTES;
+    };
+    const int n = seg_end - seg_begin;
+#pragma unroll
+    for (int j = 0; j < GEMV_STAGES - 1; j++) {
+        if (j < n) issue(j);
+        cp_async_commit();
+    }
+    uint32_t x = 0u;
+    int slot = 0;
+    for (int seg = seg_begin; seg < seg_end; seg++) {
+        cp_async_wait<GEMV_STAGES - 2>();
+        const gemv_stage &st = my[slot];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const uint4 v = st.w[i][lane];
+            x ^= v.x ^ v.y ^ v.z ^ v.w;
+        }
+        const uint2 sv = *(const uint2 *)((const uint8_t *)&st.s[0][0] + 16 * lane + 8 * (lane & 1));
+        x ^= sv.x ^ sv.y;
+        const int refill = slot == 0 ? GEMV_STAGES - 1 : slot - 1;
+        if (seg + GEMV_STAGES - 1 < seg_end) issue(refill);
+        cp_async_commit();
+        slot = slot == GEMV_STAGES - 1 ? 0 : slot + 1;
+    }
+    cp_async_wait<0>();
+    if (x == never) *sink = x;
+}
+
 /* ---------------------------------------------------------------- scalar kernel */
 
 /* One warp per (batch, weight row n): lane handles blocks kb = lane, lane + 32, ...; every
@@ -676,13 +778,22 @@ __global__ void __launch_bounds__(128) gemv_nvfp4_scalar(const gemv_params p) {
         float wv[16];
         /* the block's 8 bytes are contiguous in every layout */
         const uint8_t *wblk = p.w_il ? wbatch + tetra_il_data_offset(n, kb * 16, p.w_il_nseg) : wrow + kb * 8;
+        /* interleaved W in the pairs nibble order: the block's two words (8-byte aligned) in
+         * standard order, in registers */
+        const bool il_pairs = TETRA_GEMV_IL_PAIRS && p.w_il;
+        uint32_t wword[2] = {0u, 0u};
+        if (il_pairs) {
+            const uint2 u = *(const uint2 *)wblk;
+            wword[0] = tetra_il_word_unpack(u.x);
+            wword[1] = tetra_il_word_unpack(u.y);
+        }
         const float ws = tetra_e4m3_to_float(
             p.w_il ? wbatch[tetra_il_scale_offset(n, kb, p.w_il_nseg)]
                    : wsc[tetra_scale_offset(p.w_swizzled, n, kb, p.nkb, p.w_scale_ld)]);
 #pragma unroll
         for (int e = 0; e < 16; e++) {
-            unsigned byte = wblk[e / 2];
-            wv[e] = tetra_e2m1_to_float((e & 1) ? byte >> 4 : byte & 15u) * ws;
+            unsigned byte = il_pairs ? wword[e / 8] >> (8 * ((e % 8) / 2)) : wblk[e / 2];
+            wv[e] = tetra_e2m1_to_float((e & 1) ? (byte >> 4) & 15u : byte & 15u) * ws;
         }
 #pragma unroll
         for (int m = 0; m < GEMV_MAX_M; m++) {
@@ -733,6 +844,25 @@ bool w_scales_fast_ok(const tetra_operand &o) {
     return o.scale_layout != TETRA_SCALE_LINEAR || o.scale_ld % 4 == 0;
 }
 
+/* Split K so the grid fills one wave (occ CTAs per SM). Depends on N, K, L, dtype and
+ * device only, never on M: the workspace is sized for 16 rows so its availability cannot
+ * depend on M. */
+int64_t gemv_auto_splits(int64_t nseg, int64_t tiles, int64_t batch, int sms, int occ) {
+    int64_t splits = ((int64_t)sms * occ) / (tiles * batch);
+    const int64_t max_splits = nseg / GEMV_MIN_SEGS_PER_SPLIT;
+    if (splits > max_splits) splits = max_splits;
+    if (splits > 4096) splits = 4096;
+    if (splits < 1) splits = 1;
+    /* At most max(8, nseg / 3) splits, i.e. >= 3 segments per split unless that leaves
+     * fewer than 8, then the fewest splits with the same longest split. Splits of 2
+     * segments lost 2.7-8.3% to 3-4 at 4096x4096, 768x6144 and 2048x6144 (run 23's tune
+     * data; 2.5-7.0% in session 6's cross-build A/B, notes: gemv.md). */
+    const int64_t cap = nseg / 3 > 8 ? nseg / 3 : 8;
+    if (splits > cap) splits = cap;
+    const int64_t longest = (nseg + splits - 1) / splits;
+    return (nseg + longest - 1) / longest;
+}
+
 template <int XK, bool IL>
 tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     cudaStream_t stream = TETRA_STREAM(p);
@@ -743,24 +873,9 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
         (void)cudaGetLastError();
         occ = 1;
     }
-    /* Split K so the grid fills one wave. Depends on N, K, L, dtype and device only, never
-     * on M: the workspace is sized for 16 rows so its availability cannot depend on M. */
     const int64_t tiles = (p->n + GEMV_ROWS_PER_CTA - 1) / GEMV_ROWS_PER_CTA;
-    int64_t splits = ((int64_t)p->ctx->sms * occ) / (tiles * p->batch);
-    int64_t max_splits = prm.nseg / GEMV_MIN_SEGS_PER_SPLIT;
-    if (splits > max_splits) splits = max_splits;
-    if (splits > 4096) splits = 4096;
-    if (splits < 1) splits = 1;
-    {
-        /* At most max(8, nseg / 3) splits, i.e. >= 3 segments per split unless that leaves
-         * fewer than 8, then the fewest splits with the same longest split. Splits of 2
-         * segments lost 2.7-8.3% to 3-4 at 4096x4096, 768x6144 and 2048x6144 (run 23's tune
-         * data; 2.5-7.0% in session 6's cross-build A/B, notes: gemv.md). */
-        const int64_t cap = prm.nseg / 3 > 8 ? prm.nseg / 3 : 8;
-        if (splits > cap) splits = cap;
-        const int64_t longest = (prm.nseg + splits - 1) / splits;
-        splits = (prm.nseg + longest - 1) / longest;
-    }
+    int64_t splits = gemv_auto_splits(prm.nseg, tiles, p->batch, p->ctx->sms, occ);
+    const int64_t max_splits = prm.nseg / GEMV_MIN_SEGS_PER_SPLIT;
     if (p->splits) { /* pinned (tests, tune): checked here, where the limits are known */
         if (p->splits > (max_splits > 1 ? max_splits : 1))
             return tetra_fail(TETRA_ERR_UNSUPPORTED,
@@ -903,4 +1018,38 @@ extern "C" tetra_status tetra_launch_gemv(const tetra_gemm_problem *p) {
     gemv_nvfp4_scalar<<<grid, 128, 0, TETRA_STREAM(p)>>>(prm);
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
+}
+
+/* The copy-only probe on an interleaved W of `batch` x [n, k] (tetra_convert_weights'
+ * output, batch stride tetra_nvfp4_interleaved_bytes), with the grid the BF16-X kernel gets
+ * under its automatic split rule; *splits_out receives the split count. For the instrument
+ * (src/bench/arms_gemm.c), not a public entry point. Returns a cudaError_t. */
+extern "C" int tetra_gemv_il_copy_probe(const void *w, int64_t n, int64_t k, int64_t batch, int sms,
+                                        uint32_t never, uint32_t *sink, int *splits_out, void *stream) {
+    if (n < 1 || k < 16 || k % 16 || k > ((int64_t)1 << 30) || batch < 1 || sms < 1)
+        return (int)cudaErrorInvalidValue;
+    int occ = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, gemv_nvfp4_mma<X_BF16, true>, GEMV_THREADS, 0) !=
+            cudaSuccess ||
+        occ < 1) {
+        (void)cudaGetLastError();
+        occ = 1;
+    }
+    const int nseg = (int)tetra_il_segments(k);
+    const int64_t tiles = (n + GEMV_ROWS_PER_CTA - 1) / GEMV_ROWS_PER_CTA;
+    const int64_t splits = gemv_auto_splits(nseg, tiles, batch, sms, occ);
+    if (splits_out) *splits_out = (int)splits;
+    /* the probe needs fewer registers: unused dynamic shared memory holds it to the
+     * kernel's CTAs per SM, so the grid lands on the SMs as the kernel's does */
+    size_t pad = 0;
+    for (int probe_occ = 0; pad <= 16384; pad += 1024) {
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&probe_occ, gemv_il_copy_probe, GEMV_THREADS, pad) !=
+            cudaSuccess)
+            return (int)cudaGetLastError();
+        if (probe_occ <= occ) break;
+    }
+    dim3 grid((unsigned)tiles, (unsigned)splits, (unsigned)batch);
+    gemv_il_copy_probe<<<grid, GEMV_THREADS, pad, (cudaStream_t)stream>>>(
+        (const uint8_t *)w, tetra_il_batch_bytes(n, k), nseg, (int)splits, never, sink);
+    return (int)cudaGetLastError();
 }

@@ -61,6 +61,8 @@ il_chunks_kernel(std_view sv, uint8_t *il, il_shape sh, int to_il) {
             for (int i = 0; i < 16; i++) b[i] = i < nbytes ? row[i] : 0;
             uint4 v;
             memcpy(&v, b, 16);
+            v = make_uint4(tetra_il_word_pack(v.x), tetra_il_word_pack(v.y), tetra_il_word_pack(v.z),
+                           tetra_il_word_pack(v.w));
             *(uint4 *)chunk = v;
 #pragma unroll
             for (int j = 0; j < 2; j++) {
@@ -71,7 +73,12 @@ il_chunks_kernel(std_view sv, uint8_t *il, il_shape sh, int to_il) {
                         : 0;
             }
         } else {
-            for (int i = 0; i < nbytes; i++) row[i] = chunk[i];
+            uint4 v = *(const uint4 *)chunk;
+            v = make_uint4(tetra_il_word_unpack(v.x), tetra_il_word_unpack(v.y), tetra_il_word_unpack(v.z),
+                           tetra_il_word_unpack(v.w));
+            uint8_t b[16];
+            memcpy(b, &v, 16);
+            for (int i = 0; i < nbytes; i++) row[i] = b[i];
 #pragma unroll
             for (int j = 0; j < 2; j++) {
                 const int64_t kb = kb0 + j;

@@ -263,11 +263,11 @@ tetra_status tetra_convert_weights_host(const tetra_matrix *src, tetra_matrix *d
                 uint8_t *idata = ib + tetra_il_data_offset(r, kb * 16, nseg),
                         *isc = ib + tetra_il_scale_offset(r, kb, nseg);
                 if (to_il) {
-                    memcpy(idata, sdata, 8);
+                    tetra_il_pack8(idata, sdata);
                     *isc = *ssc;
                     flag |= (uint8_t)tetra_scale_code_bad(*ssc);
                 } else {
-                    memcpy(sdata, idata, 8);
+                    tetra_il_unpack8(sdata, idata);
                     *ssc = *isc;
                 }
             }

@@ -198,6 +198,58 @@ TETRA_HD int64_t tetra_il_scale_offset(int64_t n, int64_t kb, int64_t nseg) {
     return tetra_il_block(n, kb / 8, nseg) + TETRA_IL_SCALE_OFF + 8 * lane + 2 * ((n % 32) / 8) + kb % 2;
 }
 
+/* Nibble order inside each 4-byte (little-endian) word of the layout's data.
+ * TETRA_GEMV_IL_PAIRS 0 (default): as in the standard layout, element 8q + j at nibble j of
+ * word q. 1 (option B, an experiment; set for host and device code alike, e.g. cmake
+ * -DTETRA_GEMV_IL_PAIRS=1): element j of the word at nibble j/2 + 4*(j%2), i.e. the even
+ * elements in nibbles 0-3 and the odd ones in 4-7, so that the GEMV's dequantization, which
+ * pairs nibbles i and i + 4, yields (e_2i, e_2i+1): X's natural bf16x2 words. */
+#ifndef TETRA_GEMV_IL_PAIRS
+#define TETRA_GEMV_IL_PAIRS 0
+#endif
+
+/* A standard word in the layout's nibble order: two swaps of the positions (1 2)(5 6), then
+ * of the bytes 1 and 2. */
+TETRA_HD uint32_t tetra_il_word_pack(uint32_t w) {
+#if TETRA_GEMV_IL_PAIRS
+    uint32_t t = (w ^ (w >> 4)) & 0x00F000F0u;
+    w ^= t ^ (t << 4);
+    t = (w ^ (w >> 8)) & 0x0000FF00u;
+    w ^= t ^ (t << 8);
+#endif
+    return w;
+}
+
+/* The inverse: the same two swaps in the other order. */
+TETRA_HD uint32_t tetra_il_word_unpack(uint32_t w) {
+#if TETRA_GEMV_IL_PAIRS
+    uint32_t t = (w ^ (w >> 8)) & 0x0000FF00u;
+    w ^= t ^ (t << 8);
+    t = (w ^ (w >> 4)) & 0x00F000F0u;
+    w ^= t ^ (t << 4);
+#endif
+    return w;
+}
+
+/* One block's 8 value bytes, standard order (src) -> layout order (dst), or back
+ * (tetra_il_unpack8). dst and src must not overlap. */
+TETRA_HD void tetra_il_pack8(uint8_t *dst, const uint8_t *src) {
+    for (int h = 0; h < 2; h++) {
+        uint32_t w = (uint32_t)src[4 * h] | (uint32_t)src[4 * h + 1] << 8 | (uint32_t)src[4 * h + 2] << 16 |
+                     (uint32_t)src[4 * h + 3] << 24;
+        w = tetra_il_word_pack(w);
+        for (int b = 0; b < 4; b++) dst[4 * h + b] = (uint8_t)(w >> (8 * b));
+    }
+}
+TETRA_HD void tetra_il_unpack8(uint8_t *dst, const uint8_t *src) {
+    for (int h = 0; h < 2; h++) {
+        uint32_t w = (uint32_t)src[4 * h] | (uint32_t)src[4 * h + 1] << 8 | (uint32_t)src[4 * h + 2] << 16 |
+                     (uint32_t)src[4 * h + 3] << 24;
+        w = tetra_il_word_unpack(w);
+        for (int b = 0; b < 4; b++) dst[4 * h + b] = (uint8_t)(w >> (8 * b));
+    }
+}
+
 /* Byte of row n's flag (nonzero: the row holds a NaN or non-UE4M3 scale code). */
 TETRA_HD int64_t tetra_il_flag_offset(int64_t rows, int64_t k, int64_t n) {
     return tetra_il_flags_offset(rows, k) + n;
