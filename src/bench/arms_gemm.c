@@ -781,6 +781,9 @@ static double bytes_w4a16_il(const bench_shape *s) {
     return s->l * (2.0 * s->m * s->k + (double)tetra_nvfp4_interleaved_bytes(s->n, s->k) + 2.0 * s->m * s->n);
 }
 static double bytes_w4a4(const bench_shape *s) { return s->l * (nvb(s->m, s->k) + nvb(s->n, s->k) + 2.0 * s->m * s->n); }
+static double bytes_w4a4_il(const bench_shape *s) {
+    return s->l * (nvb(s->m, s->k) + (double)tetra_nvfp4_interleaved_bytes(s->n, s->k) + 2.0 * s->m * s->n);
+}
 static double bytes_bf16(const bench_shape *s) { return s->l * 2.0 * ((double)s->m * s->k + (double)s->n * s->k + (double)s->m * s->n); }
 static double bytes_fp8(const bench_shape *s) { return s->l * ((double)s->m * s->k + (double)s->n * s->k + 2.0 * s->m * s->n); }
 
@@ -831,6 +834,13 @@ static double bytes_il_blocks(const bench_shape *s) {
 }
 SETUP(setup_w4a4, K_TETRA_W4A4, TETRA_PATH_AUTO)
 SETUP(setup_w4a4_full, K_TETRA_W4A4_FULL, TETRA_PATH_AUTO)
+/* W4A4 with prepared weights: X already NVFP4 (kernel) or quantized in the call (full call) */
+static int setup_w4a4_il(const bench_env *e, const bench_shape *sh, void **st, char *m, size_t l) {
+    return gemm_setup_b(K_TETRA_W4A4, TETRA_PATH_AUTO, 1, e, sh, st, m, l);
+}
+static int setup_w4a4_full_il(const bench_env *e, const bench_shape *sh, void **st, char *m, size_t l) {
+    return gemm_setup_b(K_TETRA_W4A4_FULL, TETRA_PATH_AUTO, 1, e, sh, st, m, l);
+}
 SETUP(setup_lt_bf16, K_LT_BF16, TETRA_PATH_AUTO)
 SETUP(setup_lt_bf16_tuned, K_LT_BF16_TUNED, TETRA_PATH_AUTO)
 SETUP(setup_lt_fp8, K_LT_FP8, TETRA_PATH_AUTO)
@@ -858,6 +868,11 @@ const bench_arm bench_arm_tetra_gemm_w4a4 = {"tetra-gemm-w4a4", "gemm", "w4a4", 
     tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a4, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_w4a4_full = {"tetra-gemm-w4a4-full", "gemm", "w4a4", "full-call", 0,
     setup_w4a4_full, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16, 0, gemm_describe};
+const bench_arm bench_arm_tetra_gemm_w4a4_interleaved = {"tetra-gemm-w4a4-interleaved", "gemm", "w4a4", "kernel",
+    0, setup_w4a4_il, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a4_il, 0, gemm_describe};
+const bench_arm bench_arm_tetra_gemm_w4a4_full_interleaved = {"tetra-gemm-w4a4-full-interleaved", "gemm", "w4a4",
+    "full-call", 0, setup_w4a4_full_il, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16_il, 0,
+    gemm_describe};
 const bench_arm bench_arm_lt_bf16 = {"cublaslt-bf16", "gemm", "bf16", "kernel", 0, setup_lt_bf16, gemm_run,
     gemm_check, gemm_teardown, g_flops, bytes_bf16, 0, gemm_describe};
 const bench_arm bench_arm_lt_bf16_tuned = {"cublaslt-bf16-tuned", "gemm", "bf16", "kernel", 0, setup_lt_bf16_tuned,
