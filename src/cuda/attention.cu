@@ -206,22 +206,23 @@ template <int D> __device__ __forceinline__ void rescale_o(float o[D / 8][4], co
 }
 
 /* TETRA_ATTN_PV_SPLIT (compile time; docs/notes/attention.md, rung 4) picks the order of the
- * softmax and P V work in a key block; the FP32 operations per element are the same in every
- * order (outputs bit-identical), only the issue order across independent work changes.
- *   0: softmax of both row tiles, O rescale, then P V of both (one V fragment, two MMAs).
- *   1: softmax of row tile 0, then P V of row tile 0 interleaved with the exponentials of
- *      row tile 1, then P V of row tile 1: V fragments are loaded twice in the source
- *      (ptxas merges the two ldmatrix of each fragment: no shared-memory store between).
- *   2: the row maxima of both tiles first; then per 16-key slice kk the exponentials of
- *      slice kk + 1 (both tiles) are issued before the MMAs of slice kk, so MUFU and FP32
- *      work overlaps the tensor pipe within the warp; V fragments are loaded once.
+ * softmax and P V work in a key block; the FP32 operations per element are the same in both
+ * orders (outputs bit-identical), only the issue order across independent work changes.
+ *   1 (default): softmax of row tile 0, then P V of row tile 0 interleaved with the
+ *      exponentials of row tile 1, then P V of row tile 1. V fragments are loaded twice in
+ *      the source (ptxas merges the two ldmatrix of each fragment: no shared-memory store
+ *      between). Session 8, run 34: 3-6% faster than order 0 against cuDNN in the same runs.
+ *   0: softmax of both row tiles, O rescale, then P V of both (one V fragment, two MMAs):
+ *      the previous rung, kept to measure against.
+ * (An order 2, exponentials of slice kk + 1 issued before the MMAs of slice kk for both
+ * tiles, measured +1.6-2.6% in run 33 and was dropped.)
  * The row maximum is the only part of the softmax that needs all 64 keys: once it is
  * known, each 16-key slice's exponentials, sums and P V are independent of the others. */
 #ifndef TETRA_ATTN_PV_SPLIT
-#define TETRA_ATTN_PV_SPLIT 0
+#define TETRA_ATTN_PV_SPLIT 1
 #endif
-static_assert(TETRA_ATTN_PV_SPLIT >= 0 && TETRA_ATTN_PV_SPLIT <= 2, "TETRA_ATTN_PV_SPLIT is 0, 1 or 2");
-#if TETRA_ATTN_PV_SPLIT != 0
+static_assert(TETRA_ATTN_PV_SPLIT == 0 || TETRA_ATTN_PV_SPLIT == 1, "TETRA_ATTN_PV_SPLIT is 0 or 1");
+#if TETRA_ATTN_PV_SPLIT == 1
 
 /* softmax_tile's first half: mask, row maximum, alpha and the new m of one 16x64 score
  * tile; base returns the exponent's offset (the new m, or 0 for a row with no visible key). */
@@ -475,20 +476,14 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
             }
         }
 #else
-        /* Row maxima first: both tiles' for order 2, the whole softmax of tile 0 and the
-         * maximum of tile 1 for order 1 (the two chains interleave, as in order 0). */
+        /* The whole softmax of tile 0 and the maximum of tile 1 (the two chains interleave,
+         * as in order 0); tile 1's exponentials are issued beside tile 0's P V below. */
         float alpha[2][2], base[2][2], sum[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};
         if (kb >= warp_first_masked) {
-            if (TETRA_ATTN_PV_SPLIT == 1)
-                softmax_tile<D, CAUSAL, true>(s[0], m[0], l[0], alpha[0], p, row0, key0);
-            else
-                softmax_max<CAUSAL, true>(s[0], m[0], alpha[0], base[0], p, row0, key0);
+            softmax_tile<D, CAUSAL, true>(s[0], m[0], l[0], alpha[0], p, row0, key0);
             softmax_max<CAUSAL, true>(s[1], m[1], alpha[1], base[1], p, row0 + 16, key0);
         } else {
-            if (TETRA_ATTN_PV_SPLIT == 1)
-                softmax_tile<D, CAUSAL, false>(s[0], m[0], l[0], alpha[0], p, row0, key0);
-            else
-                softmax_max<CAUSAL, false>(s[0], m[0], alpha[0], base[0], p, row0, key0);
+            softmax_tile<D, CAUSAL, false>(s[0], m[0], l[0], alpha[0], p, row0, key0);
             softmax_max<CAUSAL, false>(s[1], m[1], alpha[1], base[1], p, row0 + 16, key0);
         }
         /* Both rescales (and their warp-uniform branches) before the overlapped region, so
@@ -502,32 +497,16 @@ __global__ void __launch_bounds__(kThreads, 2) attention_fwd_mma(const AttnParam
         }
         const uint32_t v_addr = v_ldsm + stage_bytes;
         const float c = p.scale_log2;
-        if (TETRA_ATTN_PV_SPLIT == 1) {
-            /* P V of tile 0 with the exponentials of tile 1 issued beside it, slice by slice */
+        /* P V of tile 0 with the exponentials of tile 1 issued beside it, slice by slice */
 #pragma unroll
-            for (int kk = 0; kk < kBlockN / 16; kk++) {
-                softmax_exp_slice(s[1], kk, base[1], sum[1], c);
-                pv_slice<D, BF16, 0, 1>(o, s, kk, v_addr);
-            }
-#pragma unroll
-            for (int kk = 0; kk < kBlockN / 16; kk++) pv_slice<D, BF16, 1, 2>(o, s, kk, v_addr);
-        } else {
-            /* software pipeline over the 4 slices: exponentials of slice kk + 1, MMAs of kk */
-#pragma unroll
-            for (int mt = 0; mt < 2; mt++) softmax_exp_slice(s[mt], 0, base[mt], sum[mt], c);
-#pragma unroll
-            for (int kk = 0; kk < kBlockN / 16; kk++) {
-                if (kk + 1 < kBlockN / 16) {
-#pragma unroll
-                    for (int mt = 0; mt < 2; mt++) softmax_exp_slice(s[mt], kk + 1, base[mt], sum[mt], c);
-                }
-                pv_slice<D, BF16, 0, 2>(o, s, kk, v_addr);
-            }
+        for (int kk = 0; kk < kBlockN / 16; kk++) {
+            softmax_exp_slice(s[1], kk, base[1], sum[1], c);
+            pv_slice<D, BF16, 0, 1>(o, s, kk, v_addr);
         }
 #pragma unroll
-        for (int mt = TETRA_ATTN_PV_SPLIT == 1 ? 1 : 0; mt < 2; mt++)
+        for (int kk = 0; kk < kBlockN / 16; kk++) pv_slice<D, BF16, 1, 2>(o, s, kk, v_addr);
 #pragma unroll
-            for (int h = 0; h < 2; h++) l[mt][h] = l[mt][h] * alpha[mt][h] + sum[mt][h];
+        for (int h = 0; h < 2; h++) l[1][h] = l[1][h] * alpha[1][h] + sum[1][h];
 #endif
         if (STAGES == 1) {
             __syncthreads(); /* every warp is done with sV */
