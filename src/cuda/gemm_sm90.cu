@@ -1124,6 +1124,82 @@ enum {
     T_CLUSTER = 2
 };
 
+#if TETRA_SM90_DEVICE
+/* The epilogue of both transposed kernels (v7 and v10: their accumulators have the same
+ * layout, 64 weight rows x BT tokens per consumer warpgroup), run by the 256 consumer
+ * threads after their last wgmma_wait<0>. The caller has done cluster_arrive after its K
+ * loop; this ends with the matching cluster_wait, then the split-K tail. `stage` is the
+ * A ring's base. Helpers: stage_out16/32, store_staged. Accumulator j of n8 tile c is
+ * D^T[row 16*warp + g (+8 for j >= 2)][column 8c + 2t + j%2], i.e. D[m = m0 + 8c +
+ * 2t + j%2][n = n0 + 64*wg + 16*warp + g (+8)]. Staged through the A ring, which is
+ * free here: the producer's A warp issues exactly nk TMA loads (one per K-tile of this
+ * split) and stops, and this warpgroup has waited on afull for every one of them, so
+ * every write into the ring has landed and none can follow; the wgmmas that read the
+ * ring are retired by wgmma_wait<0> for this warpgroup and, for the other one (it
+ * reads every A stage too), by the consumers' named barrier below. */
+template <int BT>
+__device__ __forceinline__ void store_tile_t(const float (&acc)[BT / 2], const sm90_params &p, uint32_t stage,
+                                             int m0, int n0, int l, int split, int wg, uint32_t warp,
+                                             uint32_t lane) {
+    const uint32_t g = lane / 4, tq = lane % 4;
+    const uint32_t r = 64 * (uint32_t)wg + 16 * warp + g; /* this thread's weight rows r and r + 8 */
+    const bool to_ws = p.splits > 1;
+    const int out = to_ws ? (int)TETRA_DTYPE_FP32 : p.d_dtype;
+    const float scale = to_ws ? 1.0f : tetra_gemm_scale(p.alpha, NULL, p.gb);
+    /* the accumulators carry the operand factor 2^-B_EXP2: taking it back first is exact,
+     * so the one rounding by `scale` is the one the unscaled sum would get */
+    const float unit = (float)(1 << B_EXP2);
+    const int nr = n0 + (int)r; /* this thread's n: nr and nr + 8 */
+    float b0 = 0.0f, b1 = 0.0f;
+    if (!to_ws && p.bias) {
+        if (nr < p.n) b0 = tetra_load_dense(p.bias, nr, (tetra_dtype)p.bias_dtype);
+        if (nr + 8 < p.n) b1 = tetra_load_dense(p.bias, nr + 8, (tetra_dtype)p.bias_dtype);
+    }
+    named_bar_sync<EPI_BAR_CONSUMERS, W_CONSUMERS>();
+    if (out == TETRA_DTYPE_FP32) {
+        /* n = r + 8h is word (r + 8h) % 4 of chunk (r + 8h) / 4; row 2t's swizzle is 2t */
+        uint32_t addr[2];
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+            addr[h] = stage + 2 * tq * EPI_ROW32 + ((((r + 8 * h) / 4) ^ (2 * tq)) << 4) + 4 * (r % 4);
+        stage_out32(acc, addr, unit, scale, b0, b1);
+    } else {
+        /* lane 8j + i: row i of matrix j (tile c + j/2, rows g + 8 (j%2)): D row 8 (j/2) + i
+         * (swizzle i), n chunk of this warp's n + 8 (j%2) */
+        const uint32_t j = lane / 8, i = lane % 8, q = (64 * (uint32_t)wg + 16 * warp) / 8 + j % 2;
+        const uint32_t a = stage + (8 * (j / 2) + i) * EPI_ROW16 + ((q ^ i) << 4);
+        if (out == TETRA_DTYPE_FP16) stage_out16<false>(acc, a, unit, scale, b0, b1);
+        else stage_out16<true>(acc, a, unit, scale, b0, b1);
+    }
+    /* each warpgroup stores the 64 n it staged: rows of all four of its warps */
+    if (wg == 0) named_bar_sync<EPI_BAR_WG, 128>();
+    else named_bar_sync<EPI_BAR_WG + 1, 128>();
+    {
+        const int es = out == TETRA_DTYPE_FP32 ? 4 : 2, nh = n0 + 64 * wg;
+        uint8_t *d;
+        int64_t ldd;
+        if (to_ws) {
+            d = (uint8_t *)(p.ws + ((int64_t)split * p.batch + l) * (int64_t)p.m * p.n);
+            ldd = p.n;
+        } else {
+            d = (uint8_t *)p.d + (int64_t)l * p.d_batch * es;
+            ldd = p.ldd;
+        }
+        /* 16-byte vectors need D's batch base (hence d, and the batch stride) and its row
+         * pitch 16-byte aligned; this half's first column is (128 * x + 64 * wg) * es bytes
+         * in, a multiple of 128 */
+        const bool vec = ((uintptr_t)d % 16 == 0) && (ldd * es) % 16 == 0;
+        d += ((int64_t)m0 * ldd + nh) * es;
+        const uint32_t tw = threadIdx.x % 128;
+        if (es == 4) store_staged<4, BT>(stage, d, ldd, p.m - m0, p.n - nh, (uint32_t)wg, tw, vec);
+        else store_staged<2, BT>(stage, d, ldd, p.m - m0, p.n - nh, (uint32_t)wg, tw, vec);
+    }
+    cluster_wait(); /* see cluster_arrive after the K loop */
+    /* split-K: the tile's last CTA to arrive writes D (no reduce kernel) */
+    if (to_ws && p.counters) splitk_last_cta<BT>(p, m0, n0, l);
+}
+#endif
+
 /* Warpgroup 2 produces (produce_stages: activation tiles into the A ring, raw weights and
  * scales into the raw ring); warpgroups 0 and 1 consume. Per K-tile i a consumer issues
  * 4 wgmmas (k16 steps; block scale s <-> step s) from fragment set i % 2, waits for
@@ -1249,69 +1325,237 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     wgmma_wait<0>();
     acc_fence<C::NACC>(acc);
 
-    /* ---- epilogue (helpers above: stage_out16/32, store_staged): accumulator j of n8 tile c is
-     * D^T[row 16*warp + g (+8 for j >= 2)][column 8c + 2t + j%2], i.e. D[m = m0 + 8c +
-     * 2t + j%2][n = n0 + 64*wg + 16*warp + g (+8)]. Staged through the A ring, which is
-     * free here: the producer's A warp issues exactly nk TMA loads (one per K-tile of this
-     * split) and stops, and this warpgroup has waited on afull for every one of them, so
-     * every write into the ring has landed and none can follow; the wgmmas that read the
-     * ring are retired by wgmma_wait<0> for this warpgroup and, for the other one (it
-     * reads every A stage too), by the consumers' named barrier below. */
-    const bool to_ws = p.splits > 1;
-    const int out = to_ws ? (int)TETRA_DTYPE_FP32 : p.d_dtype;
-    const float scale = to_ws ? 1.0f : tetra_gemm_scale(p.alpha, NULL, p.gb);
-    /* the accumulators carry the operand factor 2^-B_EXP2: taking it back first is exact,
-     * so the one rounding by `scale` is the one the unscaled sum would get */
-    const float unit = (float)(1 << B_EXP2);
-    const int nr = n0 + (int)r; /* this thread's n: nr and nr + 8 */
-    float b0 = 0.0f, b1 = 0.0f;
-    if (!to_ws && p.bias) {
-        if (nr < p.n) b0 = tetra_load_dense(p.bias, nr, (tetra_dtype)p.bias_dtype);
-        if (nr + 8 < p.n) b1 = tetra_load_dense(p.bias, nr + 8, (tetra_dtype)p.bias_dtype);
-    }
-    const uint32_t stage = sb + C::OFF_A;
-    named_bar_sync<EPI_BAR_CONSUMERS, W_CONSUMERS>();
-    if (out == TETRA_DTYPE_FP32) {
-        /* n = r + 8h is word (r + 8h) % 4 of chunk (r + 8h) / 4; row 2t's swizzle is 2t */
-        uint32_t addr[2];
+    /* ---- epilogue: store_tile_t (shared with the v10 kernel) */
+    store_tile_t<BT>(acc, p, sb + C::OFF_A, m0, n0, l, split, wg, warp, lane);
+#else
+    (void)tm_a;
+    (void)tm_b;
+    (void)p;
+    __trap(); /* never launched: the launcher checks g_wgmma_kernel_built */
+#endif
+}
+
+/* ---- v10: the transposed product with a transform stage (docs/notes/gemm-sm90.md, "v10").
+ * BT = 256 only. The producer warpgroup's two warps that issue no copies (2 and 3) are
+ * transform warps: per K-tile they dequantize the raw 128 x 64 weight tile into a ring of
+ * 16-bit W tiles (K-major, 128B swizzle: the layout a wgmma shared-memory descriptor
+ * reads), so the consumers issue SS wgmmas only (W tile = A operand, activation tile = B
+ * operand) and do no dequantization. Same CTA, cluster pair, A ring, raw ring, epilogue
+ * and split-K as v7; the dequantized values and the wgmma order are v7's.
+ * Shared memory (225,504 bytes of 232,448): A 4 x 32 KiB (the epilogue stages 256 rows of
+ * 512 bytes there: at least 4 stages), W 4 x 16 KiB (the consumers hold 2 W stages, K-tiles
+ * i - 1 and i, so the transform can run 2 K-tiles ahead), raw 6 x 4.5 KiB (released right
+ * after the transform's reads, so it is held briefly: 5 K-tiles of lead for the weight
+ * stream). A 5th A stage would leave room for only 3 W + 3 raw stages. */
+struct cfg_ss {
+    enum {
+        BN = 128, /* weight rows per CTA */
+        BT = 256, /* tokens per CTA */
+        SA = 4,
+        SW = 4,
+        SR = 6,
+        A_TILE_BYTES = BT * W_BK * 2,
+        W_TILE_BYTES = BN * W_BK * 2,
+        BRAW_BYTES = BN * W_BK / 2,
+        BSC_BYTES = BN * (W_BK / 16),
+        NACC = BT / 2,
+        XFORM_THREADS = 64, /* warps 2 and 3 of the producer warpgroup */
+        OFF_A = 0,
+        OFF_W = OFF_A + SA * A_TILE_BYTES,
+        OFF_BRAW = OFF_W + SW * W_TILE_BYTES,
+        OFF_BSC = OFF_BRAW + SR * BRAW_BYTES,
+        OFF_BAR = OFF_BSC + SR * BSC_BYTES,
+        SMEM_BYTES = OFF_BAR + (2 * SA + 2 * SR + 2 * SW) * 8 + 1024 /* + alignment slack */
+    };
+};
+static_assert(cfg_ss::SMEM_BYTES <= 227 * 1024, "shared memory");
+static_assert(cfg_ss::SA * cfg_ss::A_TILE_BYTES >= 256 * 512, "epilogue staging");
+static_assert(cfg_ss::OFF_W % 1024 == 0 && cfg_ss::W_TILE_BYTES % 1024 == 0, "W tiles: 1024-byte swizzle atoms");
+
+#if TETRA_SM90_DEVICE
+/* One weight row of a K-tile (64 elements: 32 raw bytes in two 16-byte halves, 4 block
+ * scales) dequantized into its 128-byte row of a W tile, v7's values: dequant_b_tile's
+ * per-pair bit trick (PRMT to [even, 0, odd, 0], e2m1x2_bits, one HMUL2 by the pre-scaled
+ * block scale) with v7.1's scale_pairs4. h0 is the half this thread loaded first (words
+ * 4f .. 4f + 3 of the row, f = the thread's flip, see xform_row_of), h1 the other;
+ * `codes` is the row's 4 scale codes rotated by 16 bits when f = 1 (so codes 0, 1 belong
+ * to h0); trow is the row's address with the swizzle and the flip already XORed in: chunk
+ * c of the 8 (c < 4 from h0) goes to trow ^ (c << 4). */
+template <bool IS_BF16>
+__device__ __forceinline__ void xform_row(uint32_t trow, const uint4 &h0, const uint4 &h1, uint32_t codes) {
+    uint32_t sp[4];
+    scale_pairs4<IS_BF16>(codes, sp);
+    const uint32_t words[8] = {h0.x, h0.y, h0.z, h0.w, h1.x, h1.y, h1.z, h1.w};
 #pragma unroll
-        for (int h = 0; h < 2; h++)
-            addr[h] = stage + 2 * tq * EPI_ROW32 + ((((r + 8 * h) / 4) ^ (2 * tq)) << 4) + 4 * (r % 4);
-        stage_out32(acc, addr, unit, scale, b0, b1);
-    } else {
-        /* lane 8j + i: row i of matrix j (tile c + j/2, rows g + 8 (j%2)): D row 8 (j/2) + i
-         * (swizzle i), n chunk of this warp's n + 8 (j%2) */
-        const uint32_t j = lane / 8, i = lane % 8, q = (64 * (uint32_t)wg + 16 * warp) / 8 + j % 2;
-        const uint32_t a = stage + (8 * (j / 2) + i) * EPI_ROW16 + ((q ^ i) << 4);
-        if (out == TETRA_DTYPE_FP16) stage_out16<false>(acc, a, unit, scale, b0, b1);
-        else stage_out16<true>(acc, a, unit, scale, b0, b1);
-    }
-    /* each warpgroup stores the 64 n it staged: rows of all four of its warps */
-    if (wg == 0) named_bar_sync<EPI_BAR_WG, 128>();
-    else named_bar_sync<EPI_BAR_WG + 1, 128>();
-    {
-        const int es = out == TETRA_DTYPE_FP32 ? 4 : 2, nh = n0 + 64 * wg;
-        uint8_t *d;
-        int64_t ldd;
-        if (to_ws) {
-            d = (uint8_t *)(p.ws + ((int64_t)split * p.batch + l) * (int64_t)p.m * p.n);
-            ldd = p.n;
-        } else {
-            d = (uint8_t *)p.d + (int64_t)l * p.d_batch * es;
-            ldd = p.ldd;
+    for (int c = 0; c < 8; c++) { /* 8 elements, block c / 2 */
+        const uint32_t x = words[c];
+        const uint32_t ev = x & 0x0F0F0F0Fu, od = (x >> 4) & 0x0F0F0F0Fu;
+        uint32_t o[4];
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            const uint32_t w = prmt(ev, od, 0x8080u | (uint32_t)q | ((uint32_t)(4 + q) << 8));
+            o[q] = mul2<IS_BF16>(e2m1x2_bits<IS_BF16>(w), sp[c >> 1]);
         }
-        /* 16-byte vectors need D's batch base (hence d, and the batch stride) and its row
-         * pitch 16-byte aligned; this half's first column is (128 * x + 64 * wg) * es bytes
-         * in, a multiple of 128 */
-        const bool vec = ((uintptr_t)d % 16 == 0) && (ldd * es) % 16 == 0;
-        d += ((int64_t)m0 * ldd + nh) * es;
-        const uint32_t tw = threadIdx.x % 128;
-        if (es == 4) store_staged<4, BT>(stage, d, ldd, p.m - m0, p.n - nh, (uint32_t)wg, tw, vec);
-        else store_staged<2, BT>(stage, d, ldd, p.m - m0, p.n - nh, (uint32_t)wg, tw, vec);
+        sts128(trow ^ ((uint32_t)c << 4), o[0], o[1], o[2], o[3]);
     }
-    cluster_wait(); /* see cluster_arrive after the K loop */
-    /* split-K: the tile's last CTA to arrive writes D (no reduce kernel) */
-    if (to_ws && p.counters) splitk_last_cta<BT>(p, m0, n0, l);
+}
+
+/* Transform thread t (0..63) takes weight rows r and r + 64 of every K-tile, r = t with
+ * bits 2 and 3 swapped, and flip f = bit 3 of r: it reads half f of its raw row first.
+ * Then the 8 threads of each quarter-warp (one shared-memory wavefront for 16-byte
+ * accesses) hit 8 distinct 16-byte bank groups in all three of its 16-byte accesses:
+ * raw reads at r * 32 + 16 f (rows {b..b+3} with f = 0, {b+8..b+11} with f = 1: offsets
+ * 0, 32, 64, 96 and 16, 48, 80, 112 mod 128), and W stores of chunk c ^ 4f ^ (r % 8)
+ * (r % 8 takes 4 values, each once per f). With r = t, the raw reads conflicted 2-way. */
+__device__ __forceinline__ uint32_t xform_row_of(uint32_t t) { return (t & ~12u) | ((t & 4u) << 1) | ((t & 8u) >> 1); }
+
+/* The transform warps' loop: per K-tile, wait for the raw stage, load both rows' raw
+ * halves and scale codes, wait for the W stage to be free, dequantize and store, release
+ * the raw stage, publish the W stage to the async proxy (each thread fences its own
+ * stores, then arrives: wfull counts the 64 threads). */
+template <bool IS_BF16, class C>
+__device__ __forceinline__ void transform_stages(uint32_t sb, uint32_t rfull, uint32_t rempty, uint32_t wfull,
+                                                 uint32_t wempty, int nk, int scale_bulk, int diag) {
+    const uint32_t t = threadIdx.x % 128 - 64, r = xform_row_of(t), f = (r >> 3) & 1;
+    const uint32_t raw_off = r * 32 + 16 * f;
+    /* scales: [row][4], or the 128x4 block layout (16 (r % 32) + 4 (r / 32)); row r + 64
+     * is 256 or 8 bytes on */
+    const uint32_t sc_off = scale_bulk ? 16 * (r & 31) + 4 * (r >> 5) : 4 * r;
+    const uint32_t sc_next = scale_bulk ? 8 : 256;
+    const uint32_t csel = f ? 0x1032u : 0x3210u;
+    const uint32_t w_off = r * 128 + (((r & 7) ^ (4 * f)) << 4);
+    ring_pos<C::SR> rr = {0, 0};
+    ring_pos<C::SW> rw = {0, 0};
+    for (int i = 0; i < nk; i++) {
+        mbar_wait(rfull + 8 * rr.slot, rr.phase);
+        const uint32_t raw = sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off;
+        const uint32_t sc = sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + sc_off;
+        uint4 h0[2], h1[2];
+        uint32_t codes[2];
+#pragma unroll
+        for (int u = 0; u < 2; u++) { /* rows r and r + 64 */
+            h0[u] = lds128(raw + 2048 * u);
+            h1[u] = lds128((raw + 2048 * u) ^ 16);
+            codes[u] = prmt(lds32(sc + sc_next * u), 0, csel);
+        }
+        mbar_wait(wempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile i - SW */
+        if (diag != 1 && diag != 4) {
+            const uint32_t w = sb + C::OFF_W + rw.slot * C::W_TILE_BYTES + w_off;
+            xform_row<IS_BF16>(w, h0[0], h1[0], codes[0]);
+            xform_row<IS_BF16>(w + 8192, h0[1], h1[1], codes[1]);
+        }
+        mbar_arrive(rempty + 8 * rr.slot); /* this thread's raw and scale reads have returned */
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        mbar_arrive(wfull + 8 * rw.slot);
+        rr.next();
+        rw.next();
+    }
+}
+#endif
+
+/* Warpgroup 2: warps 0 and 1 produce (produce_stages, as v7), warps 2 and 3 transform;
+ * warpgroups 0 and 1 consume: per K-tile i, wait for W tile i and A stage i, 4 SS
+ * wgmmas m64n256k16 (k16 steps: W rows 64 wg .. 64 wg + 63, all 256 tokens), commit,
+ * wait for K-tile i - 1's group, release its A stage (both CTAs) and W stage.
+ * Registers: the consumers need the 128 accumulators and little else; the transform two
+ * rows' raw words and temporaries. setmaxnreg: 128 x 104 + 256 x 200 = 64512 = 384 x 168,
+ * the registers the launch bound allocates. */
+enum { SS_PRODUCER_REGS = 104, SS_CONSUMER_REGS = 200 };
+static_assert(128 * SS_PRODUCER_REGS + 256 * SS_CONSUMER_REGS <= 168 * W_THREADS, "setmaxnreg pool");
+template <bool IS_BF16>
+__global__ void __launch_bounds__(W_THREADS, 1)
+gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
+                       const sm90_params p) {
+#if TETRA_SM90_DEVICE
+    typedef cfg_ss C;
+    enum { BT = C::BT };
+    extern __shared__ uint8_t smem_raw[];
+    const uint32_t sb = (smem_u32(smem_raw) + 1023u) & ~1023u;
+    const uint32_t afull = sb + C::OFF_BAR, aempty = afull + 8 * C::SA;
+    const uint32_t rfull = aempty + 8 * C::SA, rempty = rfull + 8 * C::SR;
+    const uint32_t wfull = rempty + 8 * C::SR, wempty = wfull + 8 * C::SW;
+    const int n0 = blockIdx.x * C::BN, m0 = blockIdx.y * BT;
+    const int l = (int)(blockIdx.z % (unsigned)p.batch), split = (int)(blockIdx.z / (unsigned)p.batch);
+    const int kt0 = (int)((int64_t)split * p.ktiles / p.splits);
+    const int nk = __shfl_sync(0xFFFFFFFFu, (int)((int64_t)(split + 1) * p.ktiles / p.splits) - kt0, 0);
+    const int wg = __shfl_sync(0xFFFFFFFFu, (int)(threadIdx.x / 128), 0), lane = threadIdx.x % 32;
+    const uint32_t warp = __shfl_sync(0xFFFFFFFFu, (threadIdx.x % 128) / 32, 0);
+    const uint32_t cta_rank = cluster_ctarank();
+#ifdef TETRA_GEMM_DIAG
+    const int diag = p.diag; /* 1: no dequantization (stale W tiles), 3: no scale loads, 4: both */
+#else
+    const int diag = 0;
+#endif
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < C::SA; s++) {
+            mbar_init(afull + 8 * s, 1);      /* this CTA's A producer's expect_tx (both halves) */
+            mbar_init(aempty + 8 * s, 2 * 8); /* one per consumer warp of both CTAs */
+        }
+        for (int s = 0; s < C::SR; s++) {
+            mbar_init(rfull + 8 * s, 1 + 32);             /* raw producer's expect_tx + one per lane */
+            mbar_init(rempty + 8 * s, C::XFORM_THREADS); /* every transform thread, after its reads */
+        }
+        for (int s = 0; s < C::SW; s++) {
+            mbar_init(wfull + 8 * s, C::XFORM_THREADS); /* every transform thread, after its stores */
+            mbar_init(wempty + 8 * s, 8);                /* one per consumer warp */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    cluster_arrive();
+    cluster_wait();
+
+    if (wg == 2) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)SS_PRODUCER_REGS));
+        if (warp < 2)
+            produce_stages<C, true>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0, n0, l, kt0, nk, lane,
+                                    diag, cta_rank);
+        else
+            transform_stages<IS_BF16, C>(sb, rfull, rempty, wfull, wempty, nk, p.scale_bulk, diag);
+        cluster_arrive(); /* the exit barrier, as in v7 */
+        cluster_wait();
+        return;
+    }
+
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"((int)SS_CONSUMER_REGS));
+    float acc[C::NACC];
+#pragma unroll
+    for (int i = 0; i < C::NACC; i++) acc[i] = 0.0f;
+    /* descriptor low words: this warpgroup's 64 rows of W stage 0, all tokens of A stage 0 */
+    const uint32_t dw0 = desc_lo(sb + C::OFF_W + (uint32_t)wg * 64 * 128), db0 = desc_lo(sb + C::OFF_A);
+    const uint32_t aempty_peer = mapa_shared(aempty, cta_rank ^ 1u);
+    ring_pos<C::SA> ra = {0, 0};
+    ring_pos<C::SW> rw = {0, 0};
+    uint32_t a_prev = 0, w_prev = 0;
+    for (int i = 0; i < nk; i++) {
+        const uint32_t dw = dw0 + rw.slot * (C::W_TILE_BYTES / 16), db = db0 + ra.slot * (C::A_TILE_BYTES / 16);
+        mbar_wait(wfull + 8 * rw.slot, rw.phase);
+        mbar_wait(afull + 8 * ra.slot, ra.phase);
+        acc_fence<C::NACC>(acc);
+        wgmma_fence();
+#pragma unroll
+        for (int s = 0; s < W_BK / 16; s++) /* k16 step s: 32 bytes into both K-major tiles */
+            wgmma_m64n256k16<IS_BF16>(acc, desc_of(dw + s * 32 / 16), desc_of(db + s * 32 / 16));
+        wgmma_commit();
+        acc_fence<C::NACC>(acc);
+        wgmma_wait<1>(); /* K-tile i - 1's group has completed: its A stage and W stage are free */
+        acc_fence<C::NACC>(acc);
+        if (i > 0 && lane == 0) {
+            mbar_arrive(aempty + 8 * a_prev);
+            mbar_arrive_remote(aempty_peer + 8 * a_prev); /* both CTAs' producers write this stage */
+            mbar_arrive(wempty + 8 * w_prev);
+        }
+        a_prev = ra.slot;
+        w_prev = rw.slot;
+        ra.next();
+        rw.next();
+    }
+    /* as v7: this CTA's last remote arrival is done; store_tile_t's cluster_wait keeps its
+     * shared memory alive until the peer's are */
+    cluster_arrive();
+    wgmma_wait<0>();
+    acc_fence<C::NACC>(acc);
+    store_tile_t<BT>(acc, p, sb + C::OFF_A, m0, n0, l, split, wg, warp, (uint32_t)lane);
 #else
     (void)tm_a;
     (void)tm_b;
@@ -1625,10 +1869,20 @@ static unsigned grid_x_t(int64_t n) {
 
 /* 128 weight rows x BT tokens per CTA, in clusters of 2 CTAs along N that share each
  * activation tile (grid x rounded up to even: the kernel's CTA past N stores nothing). */
+/* BT = 256 runs v10 (gemm_wgmma_t_ss_kernel: the transform stage, SS wgmmas), BT = 64 and
+ * 128 run v7 (gemm_wgmma_t_kernel: RS wgmmas); the v7 kernel is not instantiated at 256. */
 template <bool IS_BF16, int BT>
 static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &prm,
                              const tetra_gemm_problem *p, cudaStream_t stream) {
-    typedef cfg_t<BT> C;
+    void (*kernel)(const CUtensorMap, const CUtensorMap, const sm90_params);
+    int smem_bytes;
+    if constexpr (BT == 256) {
+        kernel = gemm_wgmma_t_ss_kernel<IS_BF16>;
+        smem_bytes = cfg_ss::SMEM_BYTES;
+    } else {
+        kernel = gemm_wgmma_t_kernel<IS_BF16, BT>;
+        smem_bytes = cfg_t<BT>::SMEM_BYTES;
+    }
     cudaLaunchConfig_t lc = {};
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeClusterDimension;
@@ -1637,7 +1891,7 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
     attr[0].val.clusterDim.z = 1;
     lc.gridDim = dim3(grid_x_t(p->n), (unsigned)((p->m + BT - 1) / BT), (unsigned)(p->batch * prm.splits));
     lc.blockDim = dim3(W_THREADS);
-    lc.dynamicSmemBytes = C::SMEM_BYTES;
+    lc.dynamicSmemBytes = (size_t)smem_bytes;
     lc.stream = stream;
     lc.attrs = attr;
     lc.numAttrs = 1;
@@ -1650,9 +1904,8 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
         if (dev < 0 || dev >= 64) return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: device %d", dev);
         if (!tetra_done_on(checked, dev)) {
             int nclusters = 0;
-            TETRA_CUDA_TRY(cudaFuncSetAttribute(gemm_wgmma_t_kernel<IS_BF16, BT>,
-                                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::SMEM_BYTES));
-            TETRA_CUDA_TRY(cudaOccupancyMaxActiveClusters(&nclusters, gemm_wgmma_t_kernel<IS_BF16, BT>, &lc));
+            TETRA_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
+            TETRA_CUDA_TRY(cudaOccupancyMaxActiveClusters(&nclusters, kernel, &lc));
             fits[dev] = nclusters > 0;
             tetra_mark_done(checked, dev);
         }
@@ -1660,7 +1913,7 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
             return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: a cluster of %d CTAs cannot be scheduled here",
                               (int)T_CLUSTER);
     }
-    TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, gemm_wgmma_t_kernel<IS_BF16, BT>, tm_a, tm_b, prm));
+    TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, kernel, tm_a, tm_b, prm));
     TETRA_LAUNCH_CHECK();
     return prm.splits > 1 && !prm.counters ? launch_splitk_reduce(prm, stream) : TETRA_OK;
 }
