@@ -1382,7 +1382,8 @@ static_assert(cfg_ss::OFF_W % 1024 == 0 && cfg_ss::W_TILE_BYTES % 1024 == 0, "W 
  * to h0); trow is the row's address with the swizzle and the flip already XORed in: chunk
  * c of the 8 (c < 4 from h0) goes to trow ^ (c << 4). */
 template <bool IS_BF16>
-__device__ __forceinline__ void xform_row(uint32_t trow, const uint4 &h0, const uint4 &h1, uint32_t codes) {
+__device__ __forceinline__ void xform_row(uint32_t tile, const uint32_t (&chunk)[8], const uint4 &h0, const uint4 &h1,
+                                          uint32_t codes) {
     uint32_t sp[4];
     scale_pairs4<IS_BF16>(codes, sp);
     const uint32_t words[8] = {h0.x, h0.y, h0.z, h0.w, h1.x, h1.y, h1.z, h1.w};
@@ -1396,7 +1397,7 @@ __device__ __forceinline__ void xform_row(uint32_t trow, const uint4 &h0, const 
             const uint32_t w = prmt(ev, od, 0x8080u | (uint32_t)q | ((uint32_t)(4 + q) << 8));
             o[q] = mul2<IS_BF16>(e2m1x2_bits<IS_BF16>(w), sp[c >> 1]);
         }
-        sts128(trow ^ ((uint32_t)c << 4), o[0], o[1], o[2], o[3]);
+        sts128(tile + chunk[c], o[0], o[1], o[2], o[3]);
     }
 }
 
@@ -1423,7 +1424,11 @@ __device__ __forceinline__ void transform_stages(uint32_t sb, uint32_t rfull, ui
     const uint32_t sc_off = scale_bulk ? 16 * (r & 31) + 4 * (r >> 5) : 4 * r;
     const uint32_t sc_next = scale_bulk ? 8 : 256;
     const uint32_t csel = f ? 0x1032u : 0x3210u;
-    const uint32_t w_off = r * 128 + (((r & 7) ^ (4 * f)) << 4);
+    /* the W tile offsets of the row's 8 chunks (row r + 64: 8192 on); kept in registers,
+     * so each store's address is one add of the stage base (an XOR per chunk otherwise) */
+    uint32_t chunk[8];
+#pragma unroll
+    for (int c = 0; c < 8; c++) chunk[c] = r * 128 + ((((r & 7) ^ (4 * f)) ^ (uint32_t)c) << 4);
     ring_pos<C::SR> rr = {0, 0};
     ring_pos<C::SW> rw = {0, 0};
     for (int i = 0; i < nk; i++) {
@@ -1440,9 +1445,9 @@ __device__ __forceinline__ void transform_stages(uint32_t sb, uint32_t rfull, ui
         }
         mbar_wait(wempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile i - SW */
         if (diag != 1 && diag != 4) {
-            const uint32_t w = sb + C::OFF_W + rw.slot * C::W_TILE_BYTES + w_off;
-            xform_row<IS_BF16>(w, h0[0], h1[0], codes[0]);
-            xform_row<IS_BF16>(w + 8192, h0[1], h1[1], codes[1]);
+            const uint32_t w = sb + C::OFF_W + rw.slot * C::W_TILE_BYTES;
+            xform_row<IS_BF16>(w, chunk, h0[0], h1[0], codes[0]);
+            xform_row<IS_BF16>(w + 8192, chunk, h0[1], h1[1], codes[1]);
         }
         mbar_arrive(rempty + 8 * rr.slot); /* this thread's raw and scale reads have returned */
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
