@@ -25,9 +25,12 @@
  * A second family, gemm_wgmma_t_kernel (TETRA_PATH_WGMMA_T, "v7"), computes D^T = B A^T:
  * each consumer thread dequantizes its own wgmma A fragments (the weights) into registers
  * while the previous K-tile's wgmmas run, and the activations are the B operand straight
- * from the TMA tile; 128 weight rows x BT = 64, 128 or 256 tokens per CTA (by M), split-K
+ * from the TMA tile; 128 weight rows x BT = 64 or 128 tokens per CTA (by M), split-K
  * under one wave of CTAs, launched in 2-CTA clusters along
  * N whose two CTAs share each activation tile (TMA multicast, one half loaded by each).
+ * At BT = 256 (M > 128) the same family runs gemm_wgmma_t_ss_kernel ("v10"): two producer
+ * warps dequantize each raw weight tile into a ring of swizzled 16-bit tiles in shared
+ * memory (a transform stage), and the consumers issue SS wgmmas only.
  * Same takes and producer code.
  * Takes (else TETRA_ERR_UNSUPPORTED, the mma.sync kernel takes the problem): an sm_90
  * device and a binary with sm_90a code; A BF16/FP16 (W4A4 arrives here as A staged in
@@ -583,9 +586,6 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
                  "{" REGS "}, {%" IA "}, %" ID ", p, 1, 1, 0;\n}\n"                                      \
                  : OPS                                                                              \
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1))
-#define TETRA_WGMMA_RS_N256(TYPE)                                                                   \
-    TETRA_WGMMA_RS("256", TYPE, TETRA_WGMMA_N256_ACC_REGS, TETRA_WGMMA_N256_ACC_OPERANDS,             \
-                   "128,%129,%130,%131", "132", "133")
 #define TETRA_WGMMA_RS_N128(TYPE)                                                                   \
     TETRA_WGMMA_RS("128", TYPE, TETRA_WGMMA_N128_ACC_REGS, TETRA_WGMMA_N128_ACC_OPERANDS, "64,%65,%66,%67", \
                    "68", "69")
@@ -595,14 +595,11 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
 template <bool IS_BF16, int BT>
 __device__ __forceinline__ void wgmma_rs_k16(float *d, const uint32_t *a, uint64_t desc_b) {
     /* if constexpr: the other widths' asm would name accumulators past d's end */
-    if constexpr (BT == 256) {
-        if constexpr (IS_BF16) TETRA_WGMMA_RS_N256("bf16");
-        else TETRA_WGMMA_RS_N256("f16");
-    } else if constexpr (BT == 128) {
+    if constexpr (BT == 128) {
         if constexpr (IS_BF16) TETRA_WGMMA_RS_N128("bf16");
         else TETRA_WGMMA_RS_N128("f16");
     } else {
-        static_assert(BT == 64, "tokens per CTA: 64, 128 or 256");
+        static_assert(BT == 64, "tokens per CTA: 64 or 128 (256 is v10, SS)");
         if constexpr (IS_BF16) TETRA_WGMMA_RS_N64("bf16");
         else TETRA_WGMMA_RS_N64("f16");
     }
@@ -1088,16 +1085,18 @@ __device__ __forceinline__ void splitk_last_cta(const sm90_params &p, int m0, in
  * layout the kernel above reads B from), so no dequantized tile is stored, fenced or
  * handed over: each consumer thread dequantizes its own fragments of K-tile i + 1 while
  * the wgmmas of K-tile i run. CTA: 128 weight rows (64 per consumer warpgroup) x BT
- * tokens; m64n{BT}k16, BT / 2 FP32 accumulators per thread. */
+ * tokens; m64n{BT}k16, BT / 2 FP32 accumulators per thread. BT = 64 and 128 only: the
+ * 256-token tile runs v10 (gemm_wgmma_t_ss_kernel, cfg_ss below). */
 template <int BT> struct cfg_t {
+    static_assert(BT == 64 || BT == 128, "v7 runs BT 64 and 128; BT 256 is v10");
     enum {
         BN = 128, /* weight rows per CTA */
-        /* activation stages (BT x 64 x 2 bytes: 8, 16, 32 KiB) and raw weight stages (4.5
+        /* activation stages (BT x 64 x 2 bytes: 8, 16 KiB) and raw weight stages (4.5
          * KiB). Small BT is bound by the weight stream, not the tensor pipe: the smaller A
          * stages leave room for a deeper raw ring, i.e. more weight bytes in flight per SM
          * (BT 64: up to 108 KiB, against ~50 KB that 4.45 TB/s / 132 SMs x ~1.5 us needs). */
-        SA = BT == 64 ? 8 : BT == 128 ? 6 : 5,
-        SR = BT == 64 ? 24 : BT == 128 ? 20 : 8,
+        SA = BT == 64 ? 8 : 6,
+        SR = BT == 64 ? 24 : 20,
         A_TILE_BYTES = BT * W_BK * 2,
         BRAW_BYTES = BN * W_BK / 2,
         BSC_BYTES = BN * (W_BK / 16),
@@ -1109,13 +1108,10 @@ template <int BT> struct cfg_t {
         SMEM_BYTES = OFF_BAR + (2 * SA + 2 * SR) * 8 + 1024 /* + alignment slack */
     };
 };
-static_assert(cfg_t<64>::SMEM_BYTES <= 227 * 1024 && cfg_t<128>::SMEM_BYTES <= 227 * 1024 &&
-                  cfg_t<256>::SMEM_BYTES <= 227 * 1024,
-              "shared memory");
+static_assert(cfg_t<64>::SMEM_BYTES <= 227 * 1024 && cfg_t<128>::SMEM_BYTES <= 227 * 1024, "shared memory");
 /* the epilogue stages BT rows of 512 bytes (FP32 D / split-K partials) in the A ring */
 static_assert(cfg_t<64>::SA * cfg_t<64>::A_TILE_BYTES >= 64 * 512 &&
-                  cfg_t<128>::SA * cfg_t<128>::A_TILE_BYTES >= 128 * 512 &&
-                  cfg_t<256>::SA * cfg_t<256>::A_TILE_BYTES >= 256 * 512,
+                  cfg_t<128>::SA * cfg_t<128>::A_TILE_BYTES >= 128 * 512,
               "epilogue staging");
 enum {
     /* CTAs per cluster along N; produce_stages<C, true> splits the A tile in 2. Each half
@@ -1206,9 +1202,8 @@ __device__ __forceinline__ void store_tile_t(const float (&acc)[BT / 2], const s
  * K-tile i - 1's group (wait_group 1: its A stage and fragment set are free), releases
  * that A stage, and dequantizes K-tile i + 1 into the other set, which overlaps the
  * wgmmas of K-tile i. The K loop is unrolled by two so the two fragment sets are
- * distinct registers. Registers (BT = 256): 128 accumulators + 2 x 16 fragments + the dequant's
- * temporaries within setmaxnreg 224 (launch bound 168 x 384, as above); BT / 2 accumulators
- * at BT = 128 and 64.
+ * distinct registers. Registers: BT / 2 accumulators + 2 x 16 fragments + the dequant's
+ * temporaries within setmaxnreg 224 (launch bound 168 x 384, as above).
  * Launched in clusters of 2 CTAs along N (CTAs 2j and 2j + 1: same tokens, weight rows
  * 128 apart; "v7 clusters" in the notes): the activation tile of a K-tile is loaded once
  * per pair (produce_stages<C, true>: each CTA's producer loads one half into both CTAs),
@@ -1868,7 +1863,7 @@ static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
 
 /* The transposed kernel's grid x: 128-row weight tiles, rounded up to whole clusters. */
 static unsigned grid_x_t(int64_t n) {
-    const int64_t tiles = (n + cfg_t<256>::BN - 1) / cfg_t<256>::BN;
+    const int64_t tiles = (n + cfg_t<128>::BN - 1) / cfg_t<128>::BN;
     return (unsigned)((tiles + T_CLUSTER - 1) / T_CLUSTER * T_CLUSTER);
 }
 
@@ -1932,7 +1927,7 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
         return tetra_fail(TETRA_ERR_UNSUPPORTED,
                           "wgmma-T GEMM: opts.tile_m = %d; this kernel has 64, 128 or 256 tokens per CTA", cf.bt);
     /* A's box is half the tile: each CTA of a pair loads one half for both */
-    st = prepare_sm90(p, "wgmma-T GEMM", cf.bt / T_CLUSTER, cfg_t<256>::BN, cf.splits, &tm_a, &tm_b, &prm);
+    st = prepare_sm90(p, "wgmma-T GEMM", cf.bt / T_CLUSTER, cfg_t<128>::BN, cf.splits, &tm_a, &tm_b, &prm);
     if (st != TETRA_OK) return st;
     if (prm.splits > 1 && prm.splits <= T_FUSED_MAX_SPLITS) {
         /* Split-K reduces in the kernel when the workspace also holds one counter per output
