@@ -1374,8 +1374,8 @@ static_assert(cfg_ss::OFF_W % 1024 == 0 && cfg_ss::W_TILE_BYTES % 1024 == 0, "W 
  * block scale) with v7.1's scale_pairs4. h0 is the half this thread loaded first (words
  * 4f .. 4f + 3 of the row, f = the thread's flip, see xform_row_of), h1 the other;
  * `codes` is the row's 4 scale codes rotated by 16 bits when f = 1 (so codes 0, 1 belong
- * to h0); trow is the row's address with the swizzle and the flip already XORed in: chunk
- * c of the 8 (c < 4 from h0) goes to trow ^ (c << 4). */
+ * to h0); chunk c of the 8 (c < 4 from h0) goes to tile + chunk[c], tile the W stage (+
+ * 8192 for row r + 64), chunk[c] its offset in the row, swizzle and flip applied. */
 template <bool IS_BF16>
 __device__ __forceinline__ void xform_row(uint32_t tile, const uint32_t (&chunk)[8], const uint4 &h0, const uint4 &h1,
                                           uint32_t codes) {
