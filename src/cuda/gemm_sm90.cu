@@ -1341,14 +1341,25 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
  * 512 bytes there: at least 4 stages), W 4 x 16 KiB (the consumers hold 2 W stages, K-tiles
  * i - 1 and i, so the transform can run 2 K-tiles ahead), raw 6 x 4.5 KiB (released right
  * after the transform's reads, so it is held briefly: 5 K-tiles of lead for the weight
- * stream). A 5th A stage would leave room for only 3 W + 3 raw stages. */
+ * stream). A 5th A stage would leave room for only 3 W + 3 raw stages. The build flags
+ * -DTETRA_GEMM_SS_SA=5 -DTETRA_GEMM_SS_SW=3 -DTETRA_GEMM_SS_SR=3 make that split instead,
+ * for an A/B in one device call (the static_asserts below check any choice). */
+#ifndef TETRA_GEMM_SS_SA
+#define TETRA_GEMM_SS_SA 4
+#endif
+#ifndef TETRA_GEMM_SS_SW
+#define TETRA_GEMM_SS_SW 4
+#endif
+#ifndef TETRA_GEMM_SS_SR
+#define TETRA_GEMM_SS_SR 6
+#endif
 struct cfg_ss {
     enum {
         BN = 128, /* weight rows per CTA */
         BT = 256, /* tokens per CTA */
-        SA = 4,
-        SW = 4,
-        SR = 6,
+        SA = TETRA_GEMM_SS_SA,
+        SW = TETRA_GEMM_SS_SW,
+        SR = TETRA_GEMM_SS_SR,
         A_TILE_BYTES = BT * W_BK * 2,
         W_TILE_BYTES = BN * W_BK * 2,
         BRAW_BYTES = BN * W_BK / 2,
@@ -1364,6 +1375,8 @@ struct cfg_ss {
     };
 };
 static_assert(cfg_ss::SMEM_BYTES <= 227 * 1024, "shared memory");
+/* W: the consumers hold 2 stages; A, raw: the producers need at least one free stage */
+static_assert(cfg_ss::SW >= 3 && cfg_ss::SA >= 3 && cfg_ss::SR >= 2, "ring depths");
 static_assert(cfg_ss::SA * cfg_ss::A_TILE_BYTES >= 256 * 512, "epilogue staging");
 static_assert(cfg_ss::OFF_W % 1024 == 0 && cfg_ss::W_TILE_BYTES % 1024 == 0, "W tiles: 1024-byte swizzle atoms");
 
