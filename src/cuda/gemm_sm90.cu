@@ -163,6 +163,18 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
                  "r"(parity)
                  : "memory");
 }
+/* Non-blocking: 1 if the phase with this parity has completed (mbarrier.test_wait never
+ * suspends the thread, unlike try_wait). */
+__device__ __forceinline__ uint32_t mbar_test(uint32_t bar, uint32_t parity) {
+    uint32_t done;
+    asm volatile("{\n.reg .pred p;\n"
+                 "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+    return done;
+}
 __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
@@ -479,6 +491,64 @@ __device__ __noinline__ void store_pair(const epi_dst &e, int row, int col, floa
     if (col + 1 < e.n) tetra_store_dense(e.d, i + 1, (tetra_dtype)e.dtype, v1);
 }
 
+/* One raw stage (packed weights + block scales of K-tile kt) into raw slot `slot`, by one
+ * whole warp: every lane waits for the slot to be free (`empty`, the phase before `phase`),
+ * lane 0 issues the TMA (and the bulk scale copies), every lane arrives on `full` (its
+ * init count is 1 + 32), after its cp.asyncs of the scale codes for linear or unaligned
+ * scales. */
+template <class C>
+__device__ __forceinline__ void produce_raw_stage(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
+                                                  uint32_t full, uint32_t empty, uint32_t slot, uint32_t phase,
+                                                  int n0, int l, int kt, int lane, int diag) {
+    const uint8_t *sc = p.scales + (int64_t)l * p.scale_batch;
+    mbar_wait(empty, phase ^ 1); /* read by every consumer (transform) thread */
+    if (lane == 0) {
+        /* bulk scales: 128-row blocks past the padded rows do not exist; their
+         * smem rows (>= N) only feed outputs that are never stored */
+        const int nblk = p.scale_bulk ? min(C::BN / 128, (p.n + 127) / 128 - n0 / 128) : 0;
+        mbar_arrive_expect_tx(full, C::BRAW_BYTES + 512 * nblk);
+        tma_load_3d(sb + C::OFF_BRAW + slot * C::BRAW_BYTES, tm_b, kt * (W_BK / 2), n0, l, full);
+        for (int b = 0; b < nblk; b++)
+            bulk_load(sb + C::OFF_BSC + slot * C::BSC_BYTES + 512 * b,
+                      sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, full);
+    }
+    if (p.scale_bulk || diag >= 3) {
+        mbar_arrive(full);
+        return;
+    }
+    /* the 4 block scales of each of the BN rows -> sc_s[r*4 .. +3], zero past N, K */
+    const uint32_t dst = sb + C::OFF_BSC + slot * C::BSC_BYTES;
+    const int kb0 = kt * (W_BK / 16);
+    for (int i2 = 0; i2 < C::BN / 32; i2++) {
+        const int r = lane + 32 * i2, gr = n0 + r;
+        const int nvalid = gr < p.n ? min(4, p.nkb - kb0) : 0;
+        const int64_t off = p.swizzled ? tetra_swizzled_offset(gr, kb0, p.nkb) : (int64_t)gr * p.scale_ld + kb0;
+        if (p.scale_vec4) {
+            cp_async4(dst + r * 4, nvalid > 0 ? sc + off : sc, nvalid);
+        } else {
+            uint32_t v = 0;
+            for (int j = 0; j < nvalid; j++) {
+                int64_t o = p.swizzled ? tetra_swizzled_offset(gr, kb0 + j, p.nkb) : off + j;
+                v |= (uint32_t)sc[o] << (8 * j);
+            }
+            asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(dst + r * 4), "r"(v) : "memory");
+        }
+    }
+    if (p.scale_vec4) mbar_arrive_cp_async(full);
+    else mbar_arrive(full);
+}
+
+/* A stage `slot` for K-tile kt in a 2-CTA cluster: this CTA's half of the tile, multicast
+ * into the same offset of both CTAs (see produce_stages); `full` expects the whole tile. */
+template <class C>
+__device__ __forceinline__ void issue_a_multicast(const CUtensorMap *tm_a, uint32_t sb, uint32_t full, uint32_t slot,
+                                                  int kt, int m0, int l, uint32_t cta_rank) {
+    const uint32_t half = C::A_TILE_BYTES / 2, half_rows = half / (W_BK * 2);
+    mbar_arrive_expect_tx(full, C::A_TILE_BYTES);
+    tma_load_3d_multicast(sb + C::OFF_A + slot * C::A_TILE_BYTES + cta_rank * half, tm_a, kt * W_BK,
+                          m0 + (int)(cta_rank * half_rows), l, full, (uint16_t)0x3);
+}
+
 /* The two producer warps of warpgroup 2 (shared by both kernels; C names the ring
  * sizes and shared-memory offsets). Warp 0 TMA-loads the 16-bit activation tiles
  * (BM rows from m0, 64 K) into the A ring; warp 1 the raw packed bytes of C::BN weight
@@ -501,15 +571,11 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
             ring_pos<C::SA> ra = {0, 0};
             for (int i = 0; i < nk; i++, ra.next()) {
                 if (MULTICAST_A) {
-                    const uint32_t half = C::A_TILE_BYTES / 2, half_rows = half / (W_BK * 2);
                     /* both CTAs' wgmmas done; a CTA-scope acquire (mbar_wait) suffices: only
                      * the TMA below follows, no read of the peer's data (.acquire.cluster
                      * adds an L1 invalidation, CCTL.IVALL, per wait) */
                     mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1);
-                    mbar_arrive_expect_tx(afull + 8 * ra.slot, C::A_TILE_BYTES);
-                    tma_load_3d_multicast(sb + C::OFF_A + ra.slot * C::A_TILE_BYTES + cta_rank * half, tm_a,
-                                          (kt0 + i) * W_BK, m0 + (int)(cta_rank * half_rows), l,
-                                          afull + 8 * ra.slot, (uint16_t)0x3);
+                    issue_a_multicast<C>(tm_a, sb, afull + 8 * ra.slot, ra.slot, kt0 + i, m0, l, cta_rank);
                     continue;
                 }
                 mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1); /* its last K-tile's wgmma completed */
@@ -521,46 +587,10 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
         return;
     }
     if (pw != 1) return;
-    const uint8_t *sc = p.scales + (int64_t)l * p.scale_batch;
     ring_pos<C::SR> rr = {0, 0};
-    for (int i = 0; i < nk; i++, rr.next()) {
-        const int kt = kt0 + i;
-        const uint32_t full = rfull + 8 * rr.slot;
-        mbar_wait(rempty + 8 * rr.slot, rr.phase ^ 1); /* read by every consumer thread */
-        if (lane == 0) {
-            /* bulk scales: 128-row blocks past the padded rows do not exist; their
-             * smem rows (>= N) only feed outputs that are never stored */
-            const int nblk = p.scale_bulk ? min(C::BN / 128, (p.n + 127) / 128 - n0 / 128) : 0;
-            mbar_arrive_expect_tx(full, C::BRAW_BYTES + 512 * nblk);
-            tma_load_3d(sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES, tm_b, kt * (W_BK / 2), n0, l, full);
-            for (int b = 0; b < nblk; b++)
-                bulk_load(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + 512 * b,
-                          sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, full);
-        }
-        if (p.scale_bulk) { mbar_arrive(full); continue; }
-        if (diag >= 3) { mbar_arrive(full); continue; }
-        /* the 4 block scales of each of the BN rows -> sc_s[r*4 .. +3], zero past N, K */
-        const uint32_t dst = sb + C::OFF_BSC + rr.slot * C::BSC_BYTES;
-        const int kb0 = kt * (W_BK / 16);
-        for (int i2 = 0; i2 < C::BN / 32; i2++) {
-            const int r = lane + 32 * i2, gr = n0 + r;
-            const int nvalid = gr < p.n ? min(4, p.nkb - kb0) : 0;
-            const int64_t off = p.swizzled ? tetra_swizzled_offset(gr, kb0, p.nkb)
-                                           : (int64_t)gr * p.scale_ld + kb0;
-            if (p.scale_vec4) {
-                cp_async4(dst + r * 4, nvalid > 0 ? sc + off : sc, nvalid);
-            } else {
-                uint32_t v = 0;
-                for (int j = 0; j < nvalid; j++) {
-                    int64_t o = p.swizzled ? tetra_swizzled_offset(gr, kb0 + j, p.nkb) : off + j;
-                    v |= (uint32_t)sc[o] << (8 * j);
-                }
-                asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(dst + r * 4), "r"(v) : "memory");
-            }
-        }
-        if (p.scale_vec4) mbar_arrive_cp_async(full);
-        else mbar_arrive(full);
-    }
+    for (int i = 0; i < nk; i++, rr.next())
+        produce_raw_stage<C>(tm_b, p, sb, rfull + 8 * rr.slot, rempty + 8 * rr.slot, rr.slot, rr.phase, n0, l,
+                             kt0 + i, lane, diag);
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 
@@ -1365,7 +1395,7 @@ struct cfg_ss {
         BRAW_BYTES = BN * W_BK / 2,
         BSC_BYTES = BN * (W_BK / 16),
         NACC = BT / 2,
-        XFORM_THREADS = 64, /* warps 2 and 3 of the producer warpgroup */
+        XFORM_THREADS = 128, /* the producer warpgroup, one weight row per thread */
         OFF_A = 0,
         OFF_W = OFF_A + SA * A_TILE_BYTES,
         OFF_BRAW = OFF_W + SW * W_TILE_BYTES,
@@ -1409,60 +1439,93 @@ __device__ __forceinline__ void xform_row(uint32_t tile, const uint32_t (&chunk)
     }
 }
 
-/* Transform thread t (0..63) takes weight rows r and r + 64 of every K-tile, r = t with
- * bits 2 and 3 swapped, and flip f = bit 3 of r: it reads half f of its raw row first.
- * Then the 8 threads of each quarter-warp (one shared-memory wavefront for 16-byte
- * accesses) hit 8 distinct 16-byte bank groups in all three of its 16-byte accesses:
- * raw reads at r * 32 + 16 f (rows {b..b+3} with f = 0, {b+8..b+11} with f = 1: offsets
- * 0, 32, 64, 96 and 16, 48, 80, 112 mod 128), and W stores of chunk c ^ 4f ^ (r % 8)
- * (r % 8 takes 4 values, each once per f). With r = t, the raw reads conflicted 2-way. */
+/* Transform thread t (0..127, all four warps of the producer warpgroup) takes weight row r
+ * of every K-tile, r = t with bits 2 and 3 swapped, and flip f = bit 3 of r: it reads half
+ * f of its raw row first. Then the 8 threads of each quarter-warp (one shared-memory
+ * wavefront for 16-byte accesses) hit 8 distinct 16-byte bank groups in all three of its
+ * 16-byte accesses: raw reads at r * 32 + 16 f (rows {b..b+3} with f = 0, {b+8..b+11} with
+ * f = 1: offsets 0, 32, 64, 96 and 16, 48, 80, 112 mod 128), and W stores of chunk
+ * c ^ 4f ^ (r % 8) (r % 8 takes 4 values, each once per f). With r = t, the raw reads
+ * conflicted 2-way. */
 __device__ __forceinline__ uint32_t xform_row_of(uint32_t t) { return (t & ~12u) | ((t & 4u) << 1) | ((t & 8u) >> 1); }
 
-/* The transform warps' loop: per K-tile, wait for the raw stage, load both rows' raw
- * halves and scale codes, wait for the W stage to be free, dequantize and store, release
- * the raw stage, publish the W stage to the async proxy (each thread fences its own
- * stores, then arrives: wfull counts the 64 threads). */
+/* v10.1: how many K-tiles ahead of its own transform warp 1 fills the raw ring. Its wait
+ * for a free raw slot then needs every transform thread to be done with K-tile
+ * i + SS_RAW_LEAD - SR = i - 2, which the W ring all but guarantees (no wait, no
+ * dependence on warp 1's own later work: no deadlock). */
+enum { SS_RAW_LEAD = cfg_ss::SR - 2 };
+static_assert(SS_RAW_LEAD >= 1, "raw lead");
+
+/* The producer warpgroup's loop (v10.1): all four warps transform, one per SM sub-
+ * partition (v10 had two transform warps on two sub-partitions, whose single-warp
+ * dependency chains set the K-tile time: docs/notes/gemm-sm90.md, "v10 measured"); the
+ * copies are issued in between. Per K-tile i:
+ *   warp 1: raw stage i + SS_RAW_LEAD (produce_raw_stage, as v7's raw producer warp);
+ *   all: wait for raw stage i, load the row's raw halves and scale codes, wait for W slot
+ *     i to be free (the wgmmas of K-tile i - SW have completed);
+ *   warp 0, lane 0: A stage i, the stage the consumers' release of K-tile i - SA (the
+ *     same step that freed W slot i) makes free, then any later A stage whose slot is
+ *     already free (a non-blocking test), at most SA - 1 ahead. Issuing A stage i only
+ *     after W slot i is free keeps the waits acyclic: W slot i needs K-tile i - SW + 1's
+ *     wgmmas issued, which need A stage i - SW + 1 < i only;
+ *   all: dequantize and store the row, release the raw stage, fence the W stores to the
+ *     async proxy, arrive on W full (128 arrivals). */
 template <bool IS_BF16, class C>
-__device__ __forceinline__ void transform_stages(uint32_t sb, uint32_t rfull, uint32_t rempty, uint32_t wfull,
-                                                 uint32_t wempty, int nk, int scale_bulk, int diag) {
-    const uint32_t t = threadIdx.x % 128 - 64, r = xform_row_of(t), f = (r >> 3) & 1;
+__device__ __forceinline__ void transform_stages(const CUtensorMap *tm_a, const CUtensorMap *tm_b,
+                                                 const sm90_params &p, uint32_t sb, uint32_t afull, uint32_t aempty,
+                                                 uint32_t rfull, uint32_t rempty, uint32_t wfull, uint32_t wempty,
+                                                 int m0, int n0, int l, int kt0, int nk, uint32_t warp, int lane,
+                                                 int diag, uint32_t cta_rank) {
+    const uint32_t t = threadIdx.x % 128, r = xform_row_of(t), f = (r >> 3) & 1;
     const uint32_t raw_off = r * 32 + 16 * f;
-    /* scales: [row][4], or the 128x4 block layout (16 (r % 32) + 4 (r / 32)); row r + 64
-     * is 256 or 8 bytes on */
-    const uint32_t sc_off = scale_bulk ? 16 * (r & 31) + 4 * (r >> 5) : 4 * r;
-    const uint32_t sc_next = scale_bulk ? 8 : 256;
+    /* scales: [row][4], or the 128x4 block layout (16 (r % 32) + 4 (r / 32)) */
+    const uint32_t sc_off = p.scale_bulk ? 16 * (r & 31) + 4 * (r >> 5) : 4 * r;
     const uint32_t csel = f ? 0x1032u : 0x3210u;
-    /* the W tile offsets of the row's 8 chunks (row r + 64: 8192 on); kept in registers,
-     * so each store's address is one add of the stage base (an XOR per chunk otherwise) */
+    /* the W tile offsets of the row's 8 chunks; kept in registers, so each store's address
+     * is one add of the stage base (an XOR per chunk otherwise) */
     uint32_t chunk[8];
 #pragma unroll
     for (int c = 0; c < 8; c++) chunk[c] = r * 128 + ((((r & 7) ^ (4 * f)) ^ (uint32_t)c) << 4);
-    ring_pos<C::SR> rr = {0, 0};
+    ring_pos<C::SR> rr = {0, 0}; /* the raw stage this thread transforms */
     ring_pos<C::SW> rw = {0, 0};
+    ring_pos<C::SR> rp = {0, 0}; /* warp 1: the next raw stage it fills */
+    ring_pos<C::SA> ra = {0, 0}; /* warp 0, lane 0: the next A stage it loads */
+    int nr = 0, na = 0;
+    if (warp == 1)
+        for (; nr < min(nk, (int)SS_RAW_LEAD); nr++, rp.next())
+            produce_raw_stage<C>(tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
+                                 kt0 + nr, lane, diag);
     for (int i = 0; i < nk; i++) {
+        if (warp == 1 && nr < nk) {
+            produce_raw_stage<C>(tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
+                                 kt0 + nr, lane, diag);
+            nr++;
+            rp.next();
+        }
         mbar_wait(rfull + 8 * rr.slot, rr.phase);
         const uint32_t raw = sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off;
-        const uint32_t sc = sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + sc_off;
-        uint4 h0[2], h1[2];
-        uint32_t codes[2];
-#pragma unroll
-        for (int u = 0; u < 2; u++) { /* rows r and r + 64 */
-            h0[u] = lds128(raw + 2048 * u);
-            h1[u] = lds128((raw + 2048 * u) ^ 16);
-            codes[u] = prmt(lds32(sc + sc_next * u), 0, csel);
-        }
+        const uint4 h0 = lds128(raw), h1 = lds128(raw ^ 16);
+        const uint32_t codes = prmt(lds32(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + sc_off), 0, csel);
         mbar_wait(wempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile i - SW */
-        if (diag != 1 && diag != 4) {
-            const uint32_t w = sb + C::OFF_W + rw.slot * C::W_TILE_BYTES;
-            xform_row<IS_BF16>(w, chunk, h0[0], h1[0], codes[0]);
-            xform_row<IS_BF16>(w + 8192, chunk, h0[1], h1[1], codes[1]);
+        if (warp == 0 && lane == 0) {
+            for (; na < nk && na < i + C::SA; na++, ra.next()) {
+                const uint32_t empty = aempty + 8 * ra.slot;
+                /* both CTAs' wgmmas done; a CTA-scope acquire suffices (produce_stages) */
+                if (na <= i) mbar_wait(empty, ra.phase ^ 1);
+                else if (!mbar_test(empty, ra.phase ^ 1)) break;
+                issue_a_multicast<C>(tm_a, sb, afull + 8 * ra.slot, ra.slot, kt0 + na, m0, l, cta_rank);
+            }
         }
+        __syncwarp();
+        if (diag != 1 && diag != 4)
+            xform_row<IS_BF16>(sb + C::OFF_W + rw.slot * C::W_TILE_BYTES, chunk, h0, h1, codes);
         mbar_arrive(rempty + 8 * rr.slot); /* this thread's raw and scale reads have returned */
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         mbar_arrive(wfull + 8 * rw.slot);
         rr.next();
         rw.next();
     }
+    if (warp == 1) asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 #endif
 
@@ -1520,11 +1583,8 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
 
     if (wg == 2) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)SS_PRODUCER_REGS));
-        if (warp < 2)
-            produce_stages<C, true>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0, n0, l, kt0, nk, lane,
-                                    diag, cta_rank);
-        else
-            transform_stages<IS_BF16, C>(sb, rfull, rempty, wfull, wempty, nk, p.scale_bulk, diag);
+        transform_stages<IS_BF16, C>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, wfull, wempty, m0, n0, l,
+                                     kt0, nk, warp, lane, diag, cta_rank);
         cluster_arrive(); /* the exit barrier, as in v7 */
         cluster_wait();
         return;
