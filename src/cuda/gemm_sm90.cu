@@ -28,10 +28,10 @@
  * from the TMA tile; 128 weight rows x BT = 64 or 128 tokens per CTA (by M), split-K
  * under one wave of CTAs, launched in 2-CTA clusters along
  * N whose two CTAs share each activation tile (TMA multicast, one half loaded by each).
- * At BT = 256 (M > 128) the same family runs gemm_wgmma_t_ss_kernel ("v10"): two producer
- * warps dequantize each raw weight tile into a ring of swizzled 16-bit tiles in shared
- * memory (a transform stage), and the consumers issue SS wgmmas only.
- * Same takes and producer code.
+ * At BT = 256 (M > 128) the same family runs gemm_wgmma_t_ss_kernel ("v10", "v10.1"): the
+ * four producer warps dequantize each raw weight tile into a ring of swizzled 16-bit tiles
+ * in shared memory (a transform stage), issuing the loads in between, and the consumers
+ * issue SS wgmmas only. Same takes and load code.
  * Takes (else TETRA_ERR_UNSUPPORTED, the mma.sync kernel takes the problem): an sm_90
  * device and a binary with sm_90a code; A BF16/FP16 (W4A4 arrives here as A staged in
  * BF16 by gemm_api.c), 16-byte
@@ -1457,8 +1457,8 @@ enum { SS_RAW_LEAD = cfg_ss::SR - 2 };
 static_assert(SS_RAW_LEAD >= 1, "raw lead");
 
 /* The producer warpgroup's loop (v10.1): all four warps transform, one per SM sub-
- * partition (v10 had two transform warps on two sub-partitions, whose single-warp
- * dependency chains set the K-tile time: docs/notes/gemm-sm90.md, "v10 measured"); the
+ * partition (v10 had two transform warps on two sub-partitions; a lone warp's issue rate
+ * is the suspected limit of its K-tile time: docs/notes/gemm-sm90.md, "v10 measured"); the
  * copies are issued in between. Per K-tile i:
  *   warp 1: raw stage i + SS_RAW_LEAD (produce_raw_stage, as v7's raw producer warp);
  *   all: wait for raw stage i, load the row's raw halves and scale codes, wait for W slot
@@ -1470,12 +1470,13 @@ static_assert(SS_RAW_LEAD >= 1, "raw lead");
  *     wgmmas issued, which need A stage i - SW + 1 < i only;
  *   all: dequantize and store the row, release the raw stage, fence the W stores to the
  *     async proxy, arrive on W full (128 arrivals). */
-template <bool IS_BF16, class C>
+enum { XF_LOAD_A, XF_LOAD_RAW, XF_ONLY }; /* the warp's copy role (warps 0, 1, and 2-3) */
+template <bool IS_BF16, class C, int ROLE>
 __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_a, const CUtensorMap *tm_b,
                                                  const sm90_params &p, uint32_t sb, uint32_t afull, uint32_t aempty,
                                                  uint32_t rfull, uint32_t rempty, uint32_t wfull, uint32_t wempty,
-                                                 int m0, int n0, int l, int kt0, int nk, uint32_t warp, int lane,
-                                                 int diag, uint32_t cta_rank) {
+                                                 int m0, int n0, int l, int kt0, int nk, int lane, int diag,
+                                                 uint32_t cta_rank) {
     const uint32_t t = threadIdx.x % 128, r = xform_row_of(t), f = (r >> 3) & 1;
     const uint32_t raw_off = r * 32 + 16 * f;
     /* scales: [row][4], or the 128x4 block layout (16 (r % 32) + 4 (r / 32)) */
@@ -1491,12 +1492,12 @@ __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_a, const 
     ring_pos<C::SR> rp = {0, 0}; /* warp 1: the next raw stage it fills */
     ring_pos<C::SA> ra = {0, 0}; /* warp 0, lane 0: the next A stage it loads */
     int nr = 0, na = 0;
-    if (warp == 1)
+    if (ROLE == XF_LOAD_RAW)
         for (; nr < min(nk, (int)SS_RAW_LEAD); nr++, rp.next())
             produce_raw_stage<C>(tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
                                  kt0 + nr, lane, diag);
     for (int i = 0; i < nk; i++) {
-        if (warp == 1 && nr < nk) {
+        if (ROLE == XF_LOAD_RAW && nr < nk) {
             produce_raw_stage<C>(tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
                                  kt0 + nr, lane, diag);
             nr++;
@@ -1507,7 +1508,7 @@ __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_a, const 
         const uint4 h0 = lds128(raw), h1 = lds128(raw ^ 16);
         const uint32_t codes = prmt(lds32(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + sc_off), 0, csel);
         mbar_wait(wempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile i - SW */
-        if (warp == 0 && lane == 0) {
+        if (ROLE == XF_LOAD_A && lane == 0) {
             for (; na < nk && na < i + C::SA; na++, ra.next()) {
                 const uint32_t empty = aempty + 8 * ra.slot;
                 /* both CTAs' wgmmas done; a CTA-scope acquire suffices (produce_stages) */
@@ -1516,7 +1517,7 @@ __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_a, const 
                 issue_a_multicast<C>(tm_a, sb, afull + 8 * ra.slot, ra.slot, kt0 + na, m0, l, cta_rank);
             }
         }
-        __syncwarp();
+        if (ROLE == XF_LOAD_A) __syncwarp();
         if (diag != 1 && diag != 4)
             xform_row<IS_BF16>(sb + C::OFF_W + rw.slot * C::W_TILE_BYTES, chunk, h0, h1, codes);
         mbar_arrive(rempty + 8 * rr.slot); /* this thread's raw and scale reads have returned */
@@ -1525,16 +1526,17 @@ __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_a, const 
         rr.next();
         rw.next();
     }
-    if (warp == 1) asm volatile("cp.async.wait_all;\n" ::: "memory");
+    if (ROLE == XF_LOAD_RAW) asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 #endif
 
-/* Warpgroup 2: warps 0 and 1 produce (produce_stages, as v7), warps 2 and 3 transform;
- * warpgroups 0 and 1 consume: per K-tile i, wait for W tile i and A stage i, 4 SS
- * wgmmas m64n256k16 (k16 steps: W rows 64 wg .. 64 wg + 63, all 256 tokens), commit,
- * wait for K-tile i - 1's group, release its A stage (both CTAs) and W stage.
- * Registers: the consumers need the 128 accumulators and little else; the transform two
- * rows' raw words and temporaries. setmaxnreg: 128 x 104 + 256 x 200 = 64512 = 384 x 168,
+/* Warpgroup 2: all four warps transform, warp 0 also loads the A stages and warp 1 the raw
+ * stages (transform_stages); warpgroups 0 and 1 consume: per K-tile i, wait for W tile i
+ * and A stage i, 4 SS wgmmas m64n256k16 (k16 steps: W rows 64 wg .. 64 wg + 63, all 256
+ * tokens), commit, wait for K-tile i - 1's group, release its A stage (both CTAs) and W
+ * stage.
+ * Registers: the consumers need the 128 accumulators and little else; the transform one
+ * row's raw words and temporaries. setmaxnreg: 128 x 104 + 256 x 200 = 64512 = 384 x 168,
  * the registers the launch bound allocates. */
 enum { SS_PRODUCER_REGS = 104, SS_CONSUMER_REGS = 200 };
 static_assert(128 * SS_PRODUCER_REGS + 256 * SS_CONSUMER_REGS <= 168 * W_THREADS, "setmaxnreg pool");
@@ -1583,8 +1585,16 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
 
     if (wg == 2) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)SS_PRODUCER_REGS));
-        transform_stages<IS_BF16, C>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, wfull, wempty, m0, n0, l,
-                                     kt0, nk, warp, lane, diag, cta_rank);
+        /* one loop per copy role, so the plain transform warps carry no role branches */
+        if (warp == 0)
+            transform_stages<IS_BF16, C, XF_LOAD_A>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, wfull, wempty,
+                                                    m0, n0, l, kt0, nk, lane, diag, cta_rank);
+        else if (warp == 1)
+            transform_stages<IS_BF16, C, XF_LOAD_RAW>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, wfull,
+                                                      wempty, m0, n0, l, kt0, nk, lane, diag, cta_rank);
+        else
+            transform_stages<IS_BF16, C, XF_ONLY>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, wfull, wempty, m0,
+                                                  n0, l, kt0, nk, lane, diag, cta_rank);
         cluster_arrive(); /* the exit barrier, as in v7 */
         cluster_wait();
         return;
