@@ -684,7 +684,8 @@ int main(void) {
      * rows) unsplit and split (odd and maximal), W4A4 through staging with a split, tails in
      * M, N (392: not a multiple of 128) and K (2080: a multiple of 32, not of 64) with FP16,
      * and K-tile counts (14, 23, 33) that wrap every ring mid-way (the 256-token tile runs
-     * v10: A 4 stages, W tiles 4, raw 6) and a single K-tile. 2-CTA
+     * v10.1: A 4 stages, W tiles 4, raw 6), a single K-tile and 3 K-tiles (fewer than the
+     * raw producer's lead of 4 and than the A stages it may issue ahead). 2-CTA
      * clusters along N: odd weight-tile counts (520, 264, 300: the last pair's second CTA
      * lies past N), token halves partly or wholly past M (130, 40; 129: one row in the
      * second CTA's half), one weight tile (8: the pair's second CTA has no row) */
@@ -694,7 +695,7 @@ int main(void) {
             {200, 520, 2048, 256, 1}, {200, 520, 2048, 0, 3},   {200, 520, 2048, 256, 16},
             {600, 392, 2080, 256, 1}, {600, 392, 2080, 256, 3}, {300, 264, 64, 256, 1},
             {300, 264, 864, 256, 1},  {130, 300, 1472, 256, 1}, {40, 300, 1472, 256, 5},
-            {129, 136, 1472, 256, 3}, {256, 8, 640, 256, 1},
+            {129, 136, 1472, 256, 3}, {256, 8, 640, 256, 1},  {300, 264, 192, 256, 1},
             /* BT = 64 and 128 (m64n64k16 / m64n128k16; A rings of 8 / 6 stages, raw rings of
              * 24 / 20): unsplit, odd and maximal splits; M = 1, 63, 65 (a second token tile
              * of one row: its second cluster half wholly past M), 100, 129; N = 200 and 8
@@ -711,7 +712,7 @@ int main(void) {
             {65, 198, 2048, 128, 3},  {128, 7168, 2048, 128, 2}, {1, 264, 2048, 64, 16}};
         for (size_t i = 0; i < sizeof t_pins / sizeof t_pins[0]; i++)
             pinned_case(ctx, TETRA_PATH_WGMMA_T, t_pins[i][0], t_pins[i][1], t_pins[i][2],
-                        i == 3 || i == 17 ? TETRA_DTYPE_FP16 : TETRA_DTYPE_BF16, (int)t_pins[i][3],
+                        i == 3 || i == 18 ? TETRA_DTYPE_FP16 : TETRA_DTYPE_BF16, (int)t_pins[i][3],
                         (int)t_pins[i][4]);
         pinned_case(ctx, TETRA_PATH_WGMMA_T, 200, 520, 2048, TETRA_DTYPE_NVFP4, 256, 3);
         pinned_case(ctx, TETRA_PATH_WGMMA_T, 600, 392, 2080, TETRA_DTYPE_FP16, 256, 2);

@@ -538,6 +538,31 @@ __device__ __forceinline__ void produce_raw_stage(const CUtensorMap *tm_b, const
     else mbar_arrive(full);
 }
 
+/* The raw stage of K-tile kt by one warp, for aligned swizzled scales only (the bulk
+ * copies: no per-lane scale loads): every lane waits for the slot, one elected lane
+ * expects its bytes and issues the TMA and the bulk scale copies; `full` counts that one
+ * arrival (init count 1). A whole warp, so that ptxas keeps the caller's ring counters
+ * in uniform registers (a one-thread branch made the consumer loop divergent). */
+__device__ __forceinline__ uint32_t elect_one() {
+    uint32_t e;
+    asm volatile("{\n.reg .pred p;\nelect.sync _|p, 0xffffffff;\nselp.u32 %0, 1, 0, p;\n}\n" : "=r"(e));
+    return e;
+}
+template <class C>
+__device__ __forceinline__ void issue_raw_bulk(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
+                                               uint32_t full, uint32_t empty, uint32_t slot, uint32_t phase, int n0,
+                                               int l, int kt) {
+    const uint8_t *sc = p.scales + (int64_t)l * p.scale_batch;
+    const int nblk = min(C::BN / 128, (p.n + 127) / 128 - n0 / 128);
+    mbar_wait(empty, phase ^ 1);
+    if (!elect_one()) return;
+    mbar_arrive_expect_tx(full, C::BRAW_BYTES + 512 * nblk);
+    tma_load_3d(sb + C::OFF_BRAW + slot * C::BRAW_BYTES, tm_b, kt * (W_BK / 2), n0, l, full);
+    for (int b = 0; b < nblk; b++)
+        bulk_load(sb + C::OFF_BSC + slot * C::BSC_BYTES + 512 * b,
+                  sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, full);
+}
+
 /* A stage `slot` for K-tile kt in a 2-CTA cluster: this CTA's half of the tile, multicast
  * into the same offset of both CTAs (see produce_stages); `full` expects the whole tile. */
 template <class C>
@@ -1449,10 +1474,11 @@ __device__ __forceinline__ void xform_row(uint32_t tile, const uint32_t (&chunk)
  * conflicted 2-way. */
 __device__ __forceinline__ uint32_t xform_row_of(uint32_t t) { return (t & ~12u) | ((t & 4u) << 1) | ((t & 8u) >> 1); }
 
-/* v10.1: how many K-tiles ahead of its own transform warp 1 fills the raw ring. Its wait
- * for a free raw slot then needs every transform thread to be done with K-tile
- * i + SS_RAW_LEAD - SR = i - 2, which the W ring all but guarantees (no wait, no
- * dependence on warp 1's own later work: no deadlock). */
+/* v10.1, linear or unaligned scales: how many K-tiles ahead of its own transform warp 1
+ * fills the raw ring. Its wait for a free raw slot then needs every transform thread to be
+ * done with K-tile i + SS_RAW_LEAD - SR = i - 2, which the W ring all but guarantees (no
+ * dependence on warp 1's own later work: no deadlock). With bulk scales a consumer thread
+ * fills the raw ring instead (gemm_wgmma_t_ss_kernel). */
 enum { SS_RAW_LEAD = cfg_ss::SR - 2 };
 static_assert(SS_RAW_LEAD >= 1, "raw lead");
 
@@ -1460,7 +1486,8 @@ static_assert(SS_RAW_LEAD >= 1, "raw lead");
  * partition (v10 had two transform warps on two sub-partitions; a lone warp's issue rate
  * is the suspected limit of its K-tile time: docs/notes/gemm-sm90.md, "v10 measured"); the
  * copies are issued in between. Per K-tile i:
- *   warp 1: raw stage i + SS_RAW_LEAD (produce_raw_stage, as v7's raw producer warp);
+ *   warp 1 (role XF_LOAD_RAW, only for scales that are not bulk-copied: its 32 lanes load
+ *     them): raw stage i + SS_RAW_LEAD (produce_raw_stage, as v7's raw producer warp);
  *   all: wait for raw stage i, load the row's raw halves and scale codes, wait for W slot
  *     i to be free (the wgmmas of K-tile i - SW have completed);
  *   warp 0, lane 0: A stage i, the stage the consumers' release of K-tile i - SA (the
@@ -1508,16 +1535,19 @@ __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_a, const 
         const uint4 h0 = lds128(raw), h1 = lds128(raw ^ 16);
         const uint32_t codes = prmt(lds32(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + sc_off), 0, csel);
         mbar_wait(wempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile i - SW */
-        if (ROLE == XF_LOAD_A && lane == 0) {
+        if (ROLE == XF_LOAD_A) {
+            /* the whole warp waits and tests (lane 0's answer for all), one lane issues: the
+             * ring counters stay warp-uniform (uniform registers, no divergent branch) */
             for (; na < nk && na < i + C::SA; na++, ra.next()) {
                 const uint32_t empty = aempty + 8 * ra.slot;
                 /* both CTAs' wgmmas done; a CTA-scope acquire suffices (produce_stages) */
                 if (na <= i) mbar_wait(empty, ra.phase ^ 1);
-                else if (!mbar_test(empty, ra.phase ^ 1)) break;
-                issue_a_multicast<C>(tm_a, sb, afull + 8 * ra.slot, ra.slot, kt0 + na, m0, l, cta_rank);
+                else if (!__shfl_sync(0xFFFFFFFFu, mbar_test(empty, ra.phase ^ 1), 0)) break;
+                if (elect_one())
+                    issue_a_multicast<C>(tm_a, sb, afull + 8 * ra.slot, ra.slot, kt0 + na, m0, l, cta_rank);
+                __syncwarp();
             }
         }
-        if (ROLE == XF_LOAD_A) __syncwarp();
         if (diag != 1 && diag != 4)
             xform_row<IS_BF16>(sb + C::OFF_W + rw.slot * C::W_TILE_BYTES, chunk, h0, h1, codes);
         mbar_arrive(rempty + 8 * rr.slot); /* this thread's raw and scale reads have returned */
@@ -1571,7 +1601,8 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
             mbar_init(aempty + 8 * s, 2 * 8); /* one per consumer warp of both CTAs */
         }
         for (int s = 0; s < C::SR; s++) {
-            mbar_init(rfull + 8 * s, 1 + 32);             /* raw producer's expect_tx + one per lane */
+            /* bulk scales: the consumer thread's expect_tx; else warp 1's, and one per lane */
+            mbar_init(rfull + 8 * s, p.scale_bulk ? 1 : 1 + 32);
             mbar_init(rempty + 8 * s, C::XFORM_THREADS); /* every transform thread, after its reads */
         }
         for (int s = 0; s < C::SW; s++) {
@@ -1589,7 +1620,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
         if (warp == 0)
             transform_stages<IS_BF16, C, XF_LOAD_A>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, wfull, wempty,
                                                     m0, n0, l, kt0, nk, lane, diag, cta_rank);
-        else if (warp == 1)
+        else if (warp == 1 && !p.scale_bulk)
             transform_stages<IS_BF16, C, XF_LOAD_RAW>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, wfull,
                                                       wempty, m0, n0, l, kt0, nk, lane, diag, cta_rank);
         else
@@ -1610,6 +1641,17 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     ring_pos<C::SA> ra = {0, 0};
     ring_pos<C::SW> rw = {0, 0};
     uint32_t a_prev = 0, w_prev = 0;
+    /* Bulk scales: consumer warp 0 fills the raw ring, SR K-tiles ahead (v10.1; the transform
+     * warps then only transform). Raw stage i + SR reuses K-tile i's slot, whose 128
+     * transform threads arrived on rempty before W tile i was full: by the time K-tile i's
+     * wgmmas are issued, the wait below never blocks. */
+    const bool raw_issuer = p.scale_bulk && wg == 0 && warp == 0; /* warp-uniform */
+    ring_pos<C::SR> rp = {0, 0};
+    if (raw_issuer)
+        for (int j = 0; j < min(nk, (int)C::SR); j++, rp.next())
+            issue_raw_bulk<C>(&tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
+                              kt0 + j);
+    __syncwarp();
     for (int i = 0; i < nk; i++) {
         const uint32_t dw = dw0 + rw.slot * (C::W_TILE_BYTES / 16), db = db0 + ra.slot * (C::A_TILE_BYTES / 16);
         mbar_wait(wfull + 8 * rw.slot, rw.phase);
@@ -1620,6 +1662,12 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
         for (int s = 0; s < W_BK / 16; s++) /* k16 step s: 32 bytes into both K-major tiles */
             wgmma_m64n256k16<IS_BF16>(acc, desc_of(dw + s * 32 / 16), desc_of(db + s * 32 / 16));
         wgmma_commit();
+        if (raw_issuer && i + C::SR < nk) { /* while the wgmmas run */
+            issue_raw_bulk<C>(&tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
+                              kt0 + i + C::SR);
+            __syncwarp();
+            rp.next();
+        }
         acc_fence<C::NACC>(acc);
         wgmma_wait<1>(); /* K-tile i - 1's group has completed: its A stage and W stage are free */
         acc_fence<C::NACC>(acc);
