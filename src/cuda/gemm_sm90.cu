@@ -1517,7 +1517,7 @@ __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_a, const 
     ring_pos<C::SR> rr = {0, 0}; /* the raw stage this thread transforms */
     ring_pos<C::SW> rw = {0, 0};
     ring_pos<C::SR> rp = {0, 0}; /* warp 1: the next raw stage it fills */
-    ring_pos<C::SA> ra = {0, 0}; /* warp 0, lane 0: the next A stage it loads */
+    ring_pos<C::SA> ra = {0, 0}; /* warp 0: the next A stage it loads */
     int nr = 0, na = 0;
     if (ROLE == XF_LOAD_RAW)
         for (; nr < min(nk, (int)SS_RAW_LEAD); nr++, rp.next())
