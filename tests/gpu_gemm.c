@@ -595,8 +595,12 @@ static int build_cases(gcase *cs) {
          * next to them (M, N, K, L, A, D, bias dtype) */
         static const int64_t al[][7] = {{300, 201, 1024, 3, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16},
                                         {513, 100, 2048, 1, TETRA_DTYPE_FP16, TETRA_DTYPE_FP16, TETRA_DTYPE_FP32},
-                                        {257, 203, 512, 2, TETRA_DTYPE_NVFP4, TETRA_DTYPE_FP32, TETRA_DTYPE_FP16}};
-        for (int i = 0; i < 3; i++) {
+                                        {257, 203, 512, 2, TETRA_DTYPE_NVFP4, TETRA_DTYPE_FP32, TETRA_DTYPE_FP16},
+                                        /* batched with the transposed kernel's in-kernel 2-split
+                                         * reduce at BT = 256 (10 K-tiles: at most 2 splits, 8 CTAs:
+                                         * choose_config_t takes 2), swizzled scales */
+                                        {300, 201, 640, 2, TETRA_DTYPE_FP16, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32}};
+        for (int i = 0; i < (int)(sizeof al / sizeof al[0]); i++) {
             gcase c = {0};
             c.m = al[i][0];
             c.n = al[i][1];
@@ -679,8 +683,9 @@ int main(void) {
     /* the transposed kernel's configurations, pinned: the 256-token tile (x 128 weight
      * rows) unsplit and split (odd and maximal), W4A4 through staging with a split, tails in
      * M, N (392: not a multiple of 128) and K (2080: a multiple of 32, not of 64) with FP16,
-     * and K-tile counts that wrap both rings (A: 5 stages, raw: 8) mid-way and a single
-     * K-tile (the K loop runs two K-tiles per iteration: odd and even counts). 2-CTA
+     * and K-tile counts (14, 23, 33) that wrap every ring mid-way (the 256-token tile runs
+     * v10.1: A 4 stages, W tiles 4, raw 6), a single K-tile and 3 K-tiles (fewer than the
+     * raw producer's lead of 4 and than the A stages it may issue ahead). 2-CTA
      * clusters along N: odd weight-tile counts (520, 264, 300: the last pair's second CTA
      * lies past N), token halves partly or wholly past M (130, 40; 129: one row in the
      * second CTA's half), one weight tile (8: the pair's second CTA has no row) */
@@ -690,7 +695,7 @@ int main(void) {
             {200, 520, 2048, 256, 1}, {200, 520, 2048, 0, 3},   {200, 520, 2048, 256, 16},
             {600, 392, 2080, 256, 1}, {600, 392, 2080, 256, 3}, {300, 264, 64, 256, 1},
             {300, 264, 864, 256, 1},  {130, 300, 1472, 256, 1}, {40, 300, 1472, 256, 5},
-            {129, 136, 1472, 256, 3}, {256, 8, 640, 256, 1},
+            {129, 136, 1472, 256, 3}, {256, 8, 640, 256, 1},  {300, 264, 192, 256, 1},
             /* BT = 64 and 128 (m64n64k16 / m64n128k16; A rings of 8 / 6 stages, raw rings of
              * 24 / 20): unsplit, odd and maximal splits; M = 1, 63, 65 (a second token tile
              * of one row: its second cluster half wholly past M), 100, 129; N = 200 and 8
@@ -707,7 +712,7 @@ int main(void) {
             {65, 198, 2048, 128, 3},  {128, 7168, 2048, 128, 2}, {1, 264, 2048, 64, 16}};
         for (size_t i = 0; i < sizeof t_pins / sizeof t_pins[0]; i++)
             pinned_case(ctx, TETRA_PATH_WGMMA_T, t_pins[i][0], t_pins[i][1], t_pins[i][2],
-                        i == 3 || i == 17 ? TETRA_DTYPE_FP16 : TETRA_DTYPE_BF16, (int)t_pins[i][3],
+                        i == 3 || i == 18 ? TETRA_DTYPE_FP16 : TETRA_DTYPE_BF16, (int)t_pins[i][3],
                         (int)t_pins[i][4]);
         pinned_case(ctx, TETRA_PATH_WGMMA_T, 200, 520, 2048, TETRA_DTYPE_NVFP4, 256, 3);
         pinned_case(ctx, TETRA_PATH_WGMMA_T, 600, 392, 2080, TETRA_DTYPE_FP16, 256, 2);

@@ -25,10 +25,13 @@
  * A second family, gemm_wgmma_t_kernel (TETRA_PATH_WGMMA_T, "v7"), computes D^T = B A^T:
  * each consumer thread dequantizes its own wgmma A fragments (the weights) into registers
  * while the previous K-tile's wgmmas run, and the activations are the B operand straight
- * from the TMA tile; 128 weight rows x BT = 64, 128 or 256 tokens per CTA (by M), split-K
+ * from the TMA tile; 128 weight rows x BT = 64 or 128 tokens per CTA (by M), split-K
  * under one wave of CTAs, launched in 2-CTA clusters along
  * N whose two CTAs share each activation tile (TMA multicast, one half loaded by each).
- * Same takes and producer code.
+ * At BT = 256 (M > 128) the same family runs gemm_wgmma_t_ss_kernel ("v10", "v10.1"): the
+ * four producer warps dequantize each raw weight tile into a ring of swizzled 16-bit tiles
+ * in shared memory (a transform stage), issuing the loads in between, and the consumers
+ * issue SS wgmmas only. Same takes and load code.
  * Takes (else TETRA_ERR_UNSUPPORTED, the mma.sync kernel takes the problem): an sm_90
  * device and a binary with sm_90a code; A BF16/FP16 (W4A4 arrives here as A staged in
  * BF16 by gemm_api.c), 16-byte
@@ -159,6 +162,18 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
                  "@!p bra WAIT;\n}\n" ::"r"(bar),
                  "r"(parity)
                  : "memory");
+}
+/* Non-blocking: 1 if the phase with this parity has completed (mbarrier.test_wait never
+ * suspends the thread, unlike try_wait). */
+__device__ __forceinline__ uint32_t mbar_test(uint32_t bar, uint32_t parity) {
+    uint32_t done;
+    asm volatile("{\n.reg .pred p;\n"
+                 "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+    return done;
 }
 __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
@@ -476,6 +491,89 @@ __device__ __noinline__ void store_pair(const epi_dst &e, int row, int col, floa
     if (col + 1 < e.n) tetra_store_dense(e.d, i + 1, (tetra_dtype)e.dtype, v1);
 }
 
+/* One raw stage (packed weights + block scales of K-tile kt) into raw slot `slot`, by one
+ * whole warp: every lane waits for the slot to be free (`empty`, the phase before `phase`),
+ * lane 0 issues the TMA (and the bulk scale copies), every lane arrives on `full` (its
+ * init count is 1 + 32), after its cp.asyncs of the scale codes for linear or unaligned
+ * scales. */
+template <class C>
+__device__ __forceinline__ void produce_raw_stage(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
+                                                  uint32_t full, uint32_t empty, uint32_t slot, uint32_t phase,
+                                                  int n0, int l, int kt, int lane, int diag) {
+    const uint8_t *sc = p.scales + (int64_t)l * p.scale_batch;
+    mbar_wait(empty, phase ^ 1); /* read by every consumer (transform) thread */
+    if (lane == 0) {
+        /* bulk scales: 128-row blocks past the padded rows do not exist; their
+         * smem rows (>= N) only feed outputs that are never stored */
+        const int nblk = p.scale_bulk ? min(C::BN / 128, (p.n + 127) / 128 - n0 / 128) : 0;
+        mbar_arrive_expect_tx(full, C::BRAW_BYTES + 512 * nblk);
+        tma_load_3d(sb + C::OFF_BRAW + slot * C::BRAW_BYTES, tm_b, kt * (W_BK / 2), n0, l, full);
+        for (int b = 0; b < nblk; b++)
+            bulk_load(sb + C::OFF_BSC + slot * C::BSC_BYTES + 512 * b,
+                      sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, full);
+    }
+    if (p.scale_bulk || diag >= 3) {
+        mbar_arrive(full);
+        return;
+    }
+    /* the 4 block scales of each of the BN rows -> sc_s[r*4 .. +3], zero past N, K */
+    const uint32_t dst = sb + C::OFF_BSC + slot * C::BSC_BYTES;
+    const int kb0 = kt * (W_BK / 16);
+    for (int i2 = 0; i2 < C::BN / 32; i2++) {
+        const int r = lane + 32 * i2, gr = n0 + r;
+        const int nvalid = gr < p.n ? min(4, p.nkb - kb0) : 0;
+        const int64_t off = p.swizzled ? tetra_swizzled_offset(gr, kb0, p.nkb) : (int64_t)gr * p.scale_ld + kb0;
+        if (p.scale_vec4) {
+            cp_async4(dst + r * 4, nvalid > 0 ? sc + off : sc, nvalid);
+        } else {
+            uint32_t v = 0;
+            for (int j = 0; j < nvalid; j++) {
+                int64_t o = p.swizzled ? tetra_swizzled_offset(gr, kb0 + j, p.nkb) : off + j;
+                v |= (uint32_t)sc[o] << (8 * j);
+            }
+            asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(dst + r * 4), "r"(v) : "memory");
+        }
+    }
+    if (p.scale_vec4) mbar_arrive_cp_async(full);
+    else mbar_arrive(full);
+}
+
+/* The raw stage of K-tile kt by one warp, for aligned swizzled scales only (the bulk
+ * copies: no per-lane scale loads): every lane waits for the slot, one elected lane
+ * expects its bytes and issues the TMA and the bulk scale copies; `full` counts that one
+ * arrival (init count 1). A whole warp, so that ptxas keeps the caller's ring counters
+ * in uniform registers (a one-thread branch made the consumer loop divergent). */
+__device__ __forceinline__ uint32_t elect_one() {
+    uint32_t e;
+    asm volatile("{\n.reg .pred p;\nelect.sync _|p, 0xffffffff;\nselp.u32 %0, 1, 0, p;\n}\n" : "=r"(e));
+    return e;
+}
+template <class C>
+__device__ __forceinline__ void issue_raw_bulk(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
+                                               uint32_t full, uint32_t empty, uint32_t slot, uint32_t phase, int n0,
+                                               int l, int kt) {
+    const uint8_t *sc = p.scales + (int64_t)l * p.scale_batch;
+    const int nblk = min(C::BN / 128, (p.n + 127) / 128 - n0 / 128);
+    mbar_wait(empty, phase ^ 1);
+    if (!elect_one()) return;
+    mbar_arrive_expect_tx(full, C::BRAW_BYTES + 512 * nblk);
+    tma_load_3d(sb + C::OFF_BRAW + slot * C::BRAW_BYTES, tm_b, kt * (W_BK / 2), n0, l, full);
+    for (int b = 0; b < nblk; b++)
+        bulk_load(sb + C::OFF_BSC + slot * C::BSC_BYTES + 512 * b,
+                  sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, full);
+}
+
+/* A stage `slot` for K-tile kt in a 2-CTA cluster: this CTA's half of the tile, multicast
+ * into the same offset of both CTAs (see produce_stages); `full` expects the whole tile. */
+template <class C>
+__device__ __forceinline__ void issue_a_multicast(const CUtensorMap *tm_a, uint32_t sb, uint32_t full, uint32_t slot,
+                                                  int kt, int m0, int l, uint32_t cta_rank) {
+    const uint32_t half = C::A_TILE_BYTES / 2, half_rows = half / (W_BK * 2);
+    mbar_arrive_expect_tx(full, C::A_TILE_BYTES);
+    tma_load_3d_multicast(sb + C::OFF_A + slot * C::A_TILE_BYTES + cta_rank * half, tm_a, kt * W_BK,
+                          m0 + (int)(cta_rank * half_rows), l, full, (uint16_t)0x3);
+}
+
 /* The two producer warps of warpgroup 2 (shared by both kernels; C names the ring
  * sizes and shared-memory offsets). Warp 0 TMA-loads the 16-bit activation tiles
  * (BM rows from m0, 64 K) into the A ring; warp 1 the raw packed bytes of C::BN weight
@@ -498,15 +596,11 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
             ring_pos<C::SA> ra = {0, 0};
             for (int i = 0; i < nk; i++, ra.next()) {
                 if (MULTICAST_A) {
-                    const uint32_t half = C::A_TILE_BYTES / 2, half_rows = half / (W_BK * 2);
                     /* both CTAs' wgmmas done; a CTA-scope acquire (mbar_wait) suffices: only
                      * the TMA below follows, no read of the peer's data (.acquire.cluster
                      * adds an L1 invalidation, CCTL.IVALL, per wait) */
                     mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1);
-                    mbar_arrive_expect_tx(afull + 8 * ra.slot, C::A_TILE_BYTES);
-                    tma_load_3d_multicast(sb + C::OFF_A + ra.slot * C::A_TILE_BYTES + cta_rank * half, tm_a,
-                                          (kt0 + i) * W_BK, m0 + (int)(cta_rank * half_rows), l,
-                                          afull + 8 * ra.slot, (uint16_t)0x3);
+                    issue_a_multicast<C>(tm_a, sb, afull + 8 * ra.slot, ra.slot, kt0 + i, m0, l, cta_rank);
                     continue;
                 }
                 mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1); /* its last K-tile's wgmma completed */
@@ -518,46 +612,10 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
         return;
     }
     if (pw != 1) return;
-    const uint8_t *sc = p.scales + (int64_t)l * p.scale_batch;
     ring_pos<C::SR> rr = {0, 0};
-    for (int i = 0; i < nk; i++, rr.next()) {
-        const int kt = kt0 + i;
-        const uint32_t full = rfull + 8 * rr.slot;
-        mbar_wait(rempty + 8 * rr.slot, rr.phase ^ 1); /* read by every consumer thread */
-        if (lane == 0) {
-            /* bulk scales: 128-row blocks past the padded rows do not exist; their
-             * smem rows (>= N) only feed outputs that are never stored */
-            const int nblk = p.scale_bulk ? min(C::BN / 128, (p.n + 127) / 128 - n0 / 128) : 0;
-            mbar_arrive_expect_tx(full, C::BRAW_BYTES + 512 * nblk);
-            tma_load_3d(sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES, tm_b, kt * (W_BK / 2), n0, l, full);
-            for (int b = 0; b < nblk; b++)
-                bulk_load(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + 512 * b,
-                          sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, full);
-        }
-        if (p.scale_bulk) { mbar_arrive(full); continue; }
-        if (diag >= 3) { mbar_arrive(full); continue; }
-        /* the 4 block scales of each of the BN rows -> sc_s[r*4 .. +3], zero past N, K */
-        const uint32_t dst = sb + C::OFF_BSC + rr.slot * C::BSC_BYTES;
-        const int kb0 = kt * (W_BK / 16);
-        for (int i2 = 0; i2 < C::BN / 32; i2++) {
-            const int r = lane + 32 * i2, gr = n0 + r;
-            const int nvalid = gr < p.n ? min(4, p.nkb - kb0) : 0;
-            const int64_t off = p.swizzled ? tetra_swizzled_offset(gr, kb0, p.nkb)
-                                           : (int64_t)gr * p.scale_ld + kb0;
-            if (p.scale_vec4) {
-                cp_async4(dst + r * 4, nvalid > 0 ? sc + off : sc, nvalid);
-            } else {
-                uint32_t v = 0;
-                for (int j = 0; j < nvalid; j++) {
-                    int64_t o = p.swizzled ? tetra_swizzled_offset(gr, kb0 + j, p.nkb) : off + j;
-                    v |= (uint32_t)sc[o] << (8 * j);
-                }
-                asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(dst + r * 4), "r"(v) : "memory");
-            }
-        }
-        if (p.scale_vec4) mbar_arrive_cp_async(full);
-        else mbar_arrive(full);
-    }
+    for (int i = 0; i < nk; i++, rr.next())
+        produce_raw_stage<C>(tm_b, p, sb, rfull + 8 * rr.slot, rempty + 8 * rr.slot, rr.slot, rr.phase, n0, l,
+                             kt0 + i, lane, diag);
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 
@@ -583,9 +641,6 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
                  "{" REGS "}, {%" IA "}, %" ID ", p, 1, 1, 0;\n}\n"                                      \
                  : OPS                                                                              \
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1))
-#define TETRA_WGMMA_RS_N256(TYPE)                                                                   \
-    TETRA_WGMMA_RS("256", TYPE, TETRA_WGMMA_N256_ACC_REGS, TETRA_WGMMA_N256_ACC_OPERANDS,             \
-                   "128,%129,%130,%131", "132", "133")
 #define TETRA_WGMMA_RS_N128(TYPE)                                                                   \
     TETRA_WGMMA_RS("128", TYPE, TETRA_WGMMA_N128_ACC_REGS, TETRA_WGMMA_N128_ACC_OPERANDS, "64,%65,%66,%67", \
                    "68", "69")
@@ -595,14 +650,11 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
 template <bool IS_BF16, int BT>
 __device__ __forceinline__ void wgmma_rs_k16(float *d, const uint32_t *a, uint64_t desc_b) {
     /* if constexpr: the other widths' asm would name accumulators past d's end */
-    if constexpr (BT == 256) {
-        if constexpr (IS_BF16) TETRA_WGMMA_RS_N256("bf16");
-        else TETRA_WGMMA_RS_N256("f16");
-    } else if constexpr (BT == 128) {
+    if constexpr (BT == 128) {
         if constexpr (IS_BF16) TETRA_WGMMA_RS_N128("bf16");
         else TETRA_WGMMA_RS_N128("f16");
     } else {
-        static_assert(BT == 64, "tokens per CTA: 64, 128 or 256");
+        static_assert(BT == 64, "tokens per CTA: 64 or 128 (256 is v10, SS)");
         if constexpr (IS_BF16) TETRA_WGMMA_RS_N64("bf16");
         else TETRA_WGMMA_RS_N64("f16");
     }
@@ -1088,16 +1140,18 @@ __device__ __forceinline__ void splitk_last_cta(const sm90_params &p, int m0, in
  * layout the kernel above reads B from), so no dequantized tile is stored, fenced or
  * handed over: each consumer thread dequantizes its own fragments of K-tile i + 1 while
  * the wgmmas of K-tile i run. CTA: 128 weight rows (64 per consumer warpgroup) x BT
- * tokens; m64n{BT}k16, BT / 2 FP32 accumulators per thread. */
+ * tokens; m64n{BT}k16, BT / 2 FP32 accumulators per thread. BT = 64 and 128 only: the
+ * 256-token tile runs v10 (gemm_wgmma_t_ss_kernel, cfg_ss below). */
 template <int BT> struct cfg_t {
+    static_assert(BT == 64 || BT == 128, "v7 runs BT 64 and 128; BT 256 is v10");
     enum {
         BN = 128, /* weight rows per CTA */
-        /* activation stages (BT x 64 x 2 bytes: 8, 16, 32 KiB) and raw weight stages (4.5
+        /* activation stages (BT x 64 x 2 bytes: 8, 16 KiB) and raw weight stages (4.5
          * KiB). Small BT is bound by the weight stream, not the tensor pipe: the smaller A
          * stages leave room for a deeper raw ring, i.e. more weight bytes in flight per SM
          * (BT 64: up to 108 KiB, against ~50 KB that 4.45 TB/s / 132 SMs x ~1.5 us needs). */
-        SA = BT == 64 ? 8 : BT == 128 ? 6 : 5,
-        SR = BT == 64 ? 24 : BT == 128 ? 20 : 8,
+        SA = BT == 64 ? 8 : 6,
+        SR = BT == 64 ? 24 : 20,
         A_TILE_BYTES = BT * W_BK * 2,
         BRAW_BYTES = BN * W_BK / 2,
         BSC_BYTES = BN * (W_BK / 16),
@@ -1109,13 +1163,10 @@ template <int BT> struct cfg_t {
         SMEM_BYTES = OFF_BAR + (2 * SA + 2 * SR) * 8 + 1024 /* + alignment slack */
     };
 };
-static_assert(cfg_t<64>::SMEM_BYTES <= 227 * 1024 && cfg_t<128>::SMEM_BYTES <= 227 * 1024 &&
-                  cfg_t<256>::SMEM_BYTES <= 227 * 1024,
-              "shared memory");
+static_assert(cfg_t<64>::SMEM_BYTES <= 227 * 1024 && cfg_t<128>::SMEM_BYTES <= 227 * 1024, "shared memory");
 /* the epilogue stages BT rows of 512 bytes (FP32 D / split-K partials) in the A ring */
 static_assert(cfg_t<64>::SA * cfg_t<64>::A_TILE_BYTES >= 64 * 512 &&
-                  cfg_t<128>::SA * cfg_t<128>::A_TILE_BYTES >= 128 * 512 &&
-                  cfg_t<256>::SA * cfg_t<256>::A_TILE_BYTES >= 256 * 512,
+                  cfg_t<128>::SA * cfg_t<128>::A_TILE_BYTES >= 128 * 512,
               "epilogue staging");
 enum {
     /* CTAs per cluster along N; produce_stages<C, true> splits the A tile in 2. Each half
@@ -1124,15 +1175,90 @@ enum {
     T_CLUSTER = 2
 };
 
+#if TETRA_SM90_DEVICE
+/* The epilogue of both transposed kernels (v7 and v10: their accumulators have the same
+ * layout, 64 weight rows x BT tokens per consumer warpgroup), run by the 256 consumer
+ * threads after their last wgmma_wait<0>. The caller has done cluster_arrive after its K
+ * loop; this ends with the matching cluster_wait, then the split-K tail. `stage` is the
+ * A ring's base. Helpers: stage_out16/32, store_staged. Accumulator j of n8 tile c is
+ * D^T[row 16*warp + g (+8 for j >= 2)][column 8c + 2t + j%2], i.e. D[m = m0 + 8c +
+ * 2t + j%2][n = n0 + 64*wg + 16*warp + g (+8)]. Staged through the A ring, which is
+ * free here: the producer's A warp issues exactly nk TMA loads (one per K-tile of this
+ * split) and stops, and this warpgroup has waited on afull for every one of them, so
+ * every write into the ring has landed and none can follow; the wgmmas that read the
+ * ring are retired by wgmma_wait<0> for this warpgroup and, for the other one (it
+ * reads every A stage too), by the consumers' named barrier below. */
+template <int BT>
+__device__ __forceinline__ void store_tile_t(const float (&acc)[BT / 2], const sm90_params &p, uint32_t stage,
+                                             int m0, int n0, int l, int split, int wg, uint32_t warp,
+                                             uint32_t lane) {
+    const uint32_t g = lane / 4, tq = lane % 4;
+    const uint32_t r = 64 * (uint32_t)wg + 16 * warp + g; /* this thread's weight rows r and r + 8 */
+    const bool to_ws = p.splits > 1;
+    const int out = to_ws ? (int)TETRA_DTYPE_FP32 : p.d_dtype;
+    const float scale = to_ws ? 1.0f : tetra_gemm_scale(p.alpha, NULL, p.gb);
+    /* the accumulators carry the operand factor 2^-B_EXP2: taking it back first is exact,
+     * so the one rounding by `scale` is the one the unscaled sum would get */
+    const float unit = (float)(1 << B_EXP2);
+    const int nr = n0 + (int)r; /* this thread's n: nr and nr + 8 */
+    float b0 = 0.0f, b1 = 0.0f;
+    if (!to_ws && p.bias) {
+        if (nr < p.n) b0 = tetra_load_dense(p.bias, nr, (tetra_dtype)p.bias_dtype);
+        if (nr + 8 < p.n) b1 = tetra_load_dense(p.bias, nr + 8, (tetra_dtype)p.bias_dtype);
+    }
+    named_bar_sync<EPI_BAR_CONSUMERS, W_CONSUMERS>();
+    if (out == TETRA_DTYPE_FP32) {
+        /* n = r + 8h is word (r + 8h) % 4 of chunk (r + 8h) / 4; row 2t's swizzle is 2t */
+        uint32_t addr[2];
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+            addr[h] = stage + 2 * tq * EPI_ROW32 + ((((r + 8 * h) / 4) ^ (2 * tq)) << 4) + 4 * (r % 4);
+        stage_out32(acc, addr, unit, scale, b0, b1);
+    } else {
+        /* lane 8j + i: row i of matrix j (tile c + j/2, rows g + 8 (j%2)): D row 8 (j/2) + i
+         * (swizzle i), n chunk of this warp's n + 8 (j%2) */
+        const uint32_t j = lane / 8, i = lane % 8, q = (64 * (uint32_t)wg + 16 * warp) / 8 + j % 2;
+        const uint32_t a = stage + (8 * (j / 2) + i) * EPI_ROW16 + ((q ^ i) << 4);
+        if (out == TETRA_DTYPE_FP16) stage_out16<false>(acc, a, unit, scale, b0, b1);
+        else stage_out16<true>(acc, a, unit, scale, b0, b1);
+    }
+    /* each warpgroup stores the 64 n it staged: rows of all four of its warps */
+    if (wg == 0) named_bar_sync<EPI_BAR_WG, 128>();
+    else named_bar_sync<EPI_BAR_WG + 1, 128>();
+    {
+        const int es = out == TETRA_DTYPE_FP32 ? 4 : 2, nh = n0 + 64 * wg;
+        uint8_t *d;
+        int64_t ldd;
+        if (to_ws) {
+            d = (uint8_t *)(p.ws + ((int64_t)split * p.batch + l) * (int64_t)p.m * p.n);
+            ldd = p.n;
+        } else {
+            d = (uint8_t *)p.d + (int64_t)l * p.d_batch * es;
+            ldd = p.ldd;
+        }
+        /* 16-byte vectors need D's batch base (hence d, and the batch stride) and its row
+         * pitch 16-byte aligned; this half's first column is (128 * x + 64 * wg) * es bytes
+         * in, a multiple of 128 */
+        const bool vec = ((uintptr_t)d % 16 == 0) && (ldd * es) % 16 == 0;
+        d += ((int64_t)m0 * ldd + nh) * es;
+        const uint32_t tw = threadIdx.x % 128;
+        if (es == 4) store_staged<4, BT>(stage, d, ldd, p.m - m0, p.n - nh, (uint32_t)wg, tw, vec);
+        else store_staged<2, BT>(stage, d, ldd, p.m - m0, p.n - nh, (uint32_t)wg, tw, vec);
+    }
+    cluster_wait(); /* see cluster_arrive after the K loop */
+    /* split-K: the tile's last CTA to arrive writes D (no reduce kernel) */
+    if (to_ws && p.counters) splitk_last_cta<BT>(p, m0, n0, l);
+}
+#endif
+
 /* Warpgroup 2 produces (produce_stages: activation tiles into the A ring, raw weights and
  * scales into the raw ring); warpgroups 0 and 1 consume. Per K-tile i a consumer issues
  * 4 wgmmas (k16 steps; block scale s <-> step s) from fragment set i % 2, waits for
  * K-tile i - 1's group (wait_group 1: its A stage and fragment set are free), releases
  * that A stage, and dequantizes K-tile i + 1 into the other set, which overlaps the
  * wgmmas of K-tile i. The K loop is unrolled by two so the two fragment sets are
- * distinct registers. Registers (BT = 256): 128 accumulators + 2 x 16 fragments + the dequant's
- * temporaries within setmaxnreg 224 (launch bound 168 x 384, as above); BT / 2 accumulators
- * at BT = 128 and 64.
+ * distinct registers. Registers: BT / 2 accumulators + 2 x 16 fragments + the dequant's
+ * temporaries within setmaxnreg 224 (launch bound 168 x 384, as above).
  * Launched in clusters of 2 CTAs along N (CTAs 2j and 2j + 1: same tokens, weight rows
  * 128 apart; "v7 clusters" in the notes): the activation tile of a K-tile is loaded once
  * per pair (produce_stages<C, true>: each CTA's producer loads one half into both CTAs),
@@ -1249,69 +1375,318 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     wgmma_wait<0>();
     acc_fence<C::NACC>(acc);
 
-    /* ---- epilogue (helpers above: stage_out16/32, store_staged): accumulator j of n8 tile c is
-     * D^T[row 16*warp + g (+8 for j >= 2)][column 8c + 2t + j%2], i.e. D[m = m0 + 8c +
-     * 2t + j%2][n = n0 + 64*wg + 16*warp + g (+8)]. Staged through the A ring, which is
-     * free here: the producer's A warp issues exactly nk TMA loads (one per K-tile of this
-     * split) and stops, and this warpgroup has waited on afull for every one of them, so
-     * every write into the ring has landed and none can follow; the wgmmas that read the
-     * ring are retired by wgmma_wait<0> for this warpgroup and, for the other one (it
-     * reads every A stage too), by the consumers' named barrier below. */
-    const bool to_ws = p.splits > 1;
-    const int out = to_ws ? (int)TETRA_DTYPE_FP32 : p.d_dtype;
-    const float scale = to_ws ? 1.0f : tetra_gemm_scale(p.alpha, NULL, p.gb);
-    /* the accumulators carry the operand factor 2^-B_EXP2: taking it back first is exact,
-     * so the one rounding by `scale` is the one the unscaled sum would get */
-    const float unit = (float)(1 << B_EXP2);
-    const int nr = n0 + (int)r; /* this thread's n: nr and nr + 8 */
-    float b0 = 0.0f, b1 = 0.0f;
-    if (!to_ws && p.bias) {
-        if (nr < p.n) b0 = tetra_load_dense(p.bias, nr, (tetra_dtype)p.bias_dtype);
-        if (nr + 8 < p.n) b1 = tetra_load_dense(p.bias, nr + 8, (tetra_dtype)p.bias_dtype);
-    }
-    const uint32_t stage = sb + C::OFF_A;
-    named_bar_sync<EPI_BAR_CONSUMERS, W_CONSUMERS>();
-    if (out == TETRA_DTYPE_FP32) {
-        /* n = r + 8h is word (r + 8h) % 4 of chunk (r + 8h) / 4; row 2t's swizzle is 2t */
-        uint32_t addr[2];
+    /* ---- epilogue: store_tile_t (shared with the v10 kernel) */
+    store_tile_t<BT>(acc, p, sb + C::OFF_A, m0, n0, l, split, wg, warp, lane);
+#else
+    (void)tm_a;
+    (void)tm_b;
+    (void)p;
+    __trap(); /* never launched: the launcher checks g_wgmma_kernel_built */
+#endif
+}
+
+/* ---- v10: the transposed product with a transform stage (docs/notes/gemm-sm90.md, "v10").
+ * BT = 256 only. The producer warpgroup's two warps that issue no copies (2 and 3) are
+ * transform warps: per K-tile they dequantize the raw 128 x 64 weight tile into a ring of
+ * 16-bit W tiles (K-major, 128B swizzle: the layout a wgmma shared-memory descriptor
+ * reads), so the consumers issue SS wgmmas only (W tile = A operand, activation tile = B
+ * operand) and do no dequantization. Same CTA, cluster pair, A ring, raw ring, epilogue
+ * and split-K as v7; the dequantized values and the wgmma order are v7's.
+ * Shared memory (225,504 bytes of 232,448): A 4 x 32 KiB (the epilogue stages 256 rows of
+ * 512 bytes there: at least 4 stages), W 4 x 16 KiB (the consumers hold 2 W stages, K-tiles
+ * i - 1 and i, so the transform can run 2 K-tiles ahead), raw 6 x 4.5 KiB (released right
+ * after the transform's reads, so it is held briefly: 5 K-tiles of lead for the weight
+ * stream). A 5th A stage would leave room for only 3 W + 3 raw stages. The build flags
+ * -DTETRA_GEMM_SS_SA=5 -DTETRA_GEMM_SS_SW=3 -DTETRA_GEMM_SS_SR=3 make that split instead,
+ * for an A/B in one device call (the static_asserts below check any choice). */
+#ifndef TETRA_GEMM_SS_SA
+#define TETRA_GEMM_SS_SA 4
+#endif
+#ifndef TETRA_GEMM_SS_SW
+#define TETRA_GEMM_SS_SW 4
+#endif
+#ifndef TETRA_GEMM_SS_SR
+#define TETRA_GEMM_SS_SR 6
+#endif
+struct cfg_ss {
+    enum {
+        BN = 128, /* weight rows per CTA */
+        BT = 256, /* tokens per CTA */
+        SA = TETRA_GEMM_SS_SA,
+        SW = TETRA_GEMM_SS_SW,
+        SR = TETRA_GEMM_SS_SR,
+        A_TILE_BYTES = BT * W_BK * 2,
+        W_TILE_BYTES = BN * W_BK * 2,
+        BRAW_BYTES = BN * W_BK / 2,
+        BSC_BYTES = BN * (W_BK / 16),
+        NACC = BT / 2,
+        XFORM_THREADS = 128, /* the producer warpgroup, one weight row per thread */
+        OFF_A = 0,
+        OFF_W = OFF_A + SA * A_TILE_BYTES,
+        OFF_BRAW = OFF_W + SW * W_TILE_BYTES,
+        OFF_BSC = OFF_BRAW + SR * BRAW_BYTES,
+        OFF_BAR = OFF_BSC + SR * BSC_BYTES,
+        SMEM_BYTES = OFF_BAR + (2 * SA + 2 * SR + 2 * SW) * 8 + 1024 /* + alignment slack */
+    };
+};
+static_assert(cfg_ss::SMEM_BYTES <= 227 * 1024, "shared memory");
+/* W: the consumers hold 2 stages; A, raw: the producers need at least one free stage */
+static_assert(cfg_ss::SW >= 3 && cfg_ss::SA >= 3 && cfg_ss::SR >= 2, "ring depths");
+static_assert(cfg_ss::SA * cfg_ss::A_TILE_BYTES >= 256 * 512, "epilogue staging");
+static_assert(cfg_ss::OFF_W % 1024 == 0 && cfg_ss::W_TILE_BYTES % 1024 == 0, "W tiles: 1024-byte swizzle atoms");
+
+#if TETRA_SM90_DEVICE
+/* One weight row of a K-tile (64 elements: 32 raw bytes in two 16-byte halves, 4 block
+ * scales) dequantized into its 128-byte row of a W tile, v7's values: dequant_b_tile's
+ * per-pair bit trick (PRMT to [even, 0, odd, 0], e2m1x2_bits, one HMUL2 by the pre-scaled
+ * block scale) with v7.1's scale_pairs4. h0 is the half this thread loaded first (words
+ * 4f .. 4f + 3 of the row, f = the thread's flip, see xform_row_of), h1 the other;
+ * `codes` is the row's 4 scale codes rotated by 16 bits when f = 1 (so codes 0, 1 belong
+ * to h0); chunk c of the 8 (c < 4 from h0) goes to tile + chunk[c], tile the W stage (+
+ * 8192 for row r + 64), chunk[c] its offset in the row, swizzle and flip applied. */
+template <bool IS_BF16>
+__device__ __forceinline__ void xform_row(uint32_t tile, const uint32_t (&chunk)[8], const uint4 &h0, const uint4 &h1,
+                                          uint32_t codes) {
+    uint32_t sp[4];
+    scale_pairs4<IS_BF16>(codes, sp);
+    const uint32_t words[8] = {h0.x, h0.y, h0.z, h0.w, h1.x, h1.y, h1.z, h1.w};
 #pragma unroll
-        for (int h = 0; h < 2; h++)
-            addr[h] = stage + 2 * tq * EPI_ROW32 + ((((r + 8 * h) / 4) ^ (2 * tq)) << 4) + 4 * (r % 4);
-        stage_out32(acc, addr, unit, scale, b0, b1);
-    } else {
-        /* lane 8j + i: row i of matrix j (tile c + j/2, rows g + 8 (j%2)): D row 8 (j/2) + i
-         * (swizzle i), n chunk of this warp's n + 8 (j%2) */
-        const uint32_t j = lane / 8, i = lane % 8, q = (64 * (uint32_t)wg + 16 * warp) / 8 + j % 2;
-        const uint32_t a = stage + (8 * (j / 2) + i) * EPI_ROW16 + ((q ^ i) << 4);
-        if (out == TETRA_DTYPE_FP16) stage_out16<false>(acc, a, unit, scale, b0, b1);
-        else stage_out16<true>(acc, a, unit, scale, b0, b1);
-    }
-    /* each warpgroup stores the 64 n it staged: rows of all four of its warps */
-    if (wg == 0) named_bar_sync<EPI_BAR_WG, 128>();
-    else named_bar_sync<EPI_BAR_WG + 1, 128>();
-    {
-        const int es = out == TETRA_DTYPE_FP32 ? 4 : 2, nh = n0 + 64 * wg;
-        uint8_t *d;
-        int64_t ldd;
-        if (to_ws) {
-            d = (uint8_t *)(p.ws + ((int64_t)split * p.batch + l) * (int64_t)p.m * p.n);
-            ldd = p.n;
-        } else {
-            d = (uint8_t *)p.d + (int64_t)l * p.d_batch * es;
-            ldd = p.ldd;
+    for (int c = 0; c < 8; c++) { /* 8 elements, block c / 2 */
+        const uint32_t x = words[c];
+        const uint32_t ev = x & 0x0F0F0F0Fu, od = (x >> 4) & 0x0F0F0F0Fu;
+        uint32_t o[4];
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            const uint32_t w = prmt(ev, od, 0x8080u | (uint32_t)q | ((uint32_t)(4 + q) << 8));
+            o[q] = mul2<IS_BF16>(e2m1x2_bits<IS_BF16>(w), sp[c >> 1]);
         }
-        /* 16-byte vectors need D's batch base (hence d, and the batch stride) and its row
-         * pitch 16-byte aligned; this half's first column is (128 * x + 64 * wg) * es bytes
-         * in, a multiple of 128 */
-        const bool vec = ((uintptr_t)d % 16 == 0) && (ldd * es) % 16 == 0;
-        d += ((int64_t)m0 * ldd + nh) * es;
-        const uint32_t tw = threadIdx.x % 128;
-        if (es == 4) store_staged<4, BT>(stage, d, ldd, p.m - m0, p.n - nh, (uint32_t)wg, tw, vec);
-        else store_staged<2, BT>(stage, d, ldd, p.m - m0, p.n - nh, (uint32_t)wg, tw, vec);
+        sts128(tile + chunk[c], o[0], o[1], o[2], o[3]);
     }
-    cluster_wait(); /* see cluster_arrive after the K loop */
-    /* split-K: the tile's last CTA to arrive writes D (no reduce kernel) */
-    if (to_ws && p.counters) splitk_last_cta<BT>(p, m0, n0, l);
+}
+
+/* Transform thread t (0..127, all four warps of the producer warpgroup) takes weight row r
+ * of every K-tile, r = t with bits 2 and 3 swapped, and flip f = bit 3 of r: it reads half
+ * f of its raw row first. Then the 8 threads of each quarter-warp (one shared-memory
+ * wavefront for 16-byte accesses) hit 8 distinct 16-byte bank groups in all three of its
+ * 16-byte accesses: raw reads at r * 32 + 16 f (rows {b..b+3} with f = 0, {b+8..b+11} with
+ * f = 1: offsets 0, 32, 64, 96 and 16, 48, 80, 112 mod 128), and W stores of chunk
+ * c ^ 4f ^ (r % 8) (r % 8 takes 4 values, each once per f). With r = t, the raw reads
+ * conflicted 2-way. */
+__device__ __forceinline__ uint32_t xform_row_of(uint32_t t) { return (t & ~12u) | ((t & 4u) << 1) | ((t & 8u) >> 1); }
+
+/* v10.1, linear or unaligned scales: how many K-tiles ahead of its own transform warp 1
+ * fills the raw ring. Its wait for a free raw slot then needs every transform thread to be
+ * done with K-tile i + SS_RAW_LEAD - SR = i - 2, which the W ring all but guarantees (no
+ * dependence on warp 1's own later work: no deadlock). With bulk scales a consumer thread
+ * fills the raw ring instead (gemm_wgmma_t_ss_kernel). */
+enum { SS_RAW_LEAD = cfg_ss::SR - 2 };
+static_assert(SS_RAW_LEAD >= 1, "raw lead");
+
+/* The producer warpgroup's loop (v10.1): all four warps transform, one per SM sub-
+ * partition (v10 had two transform warps on two sub-partitions; a lone warp's issue rate
+ * is the suspected limit of its K-tile time: docs/notes/gemm-sm90.md, "v10 measured"); the
+ * copies are issued in between. Per K-tile i:
+ *   warp 1 (role XF_LOAD_RAW, only for scales that are not bulk-copied: its 32 lanes load
+ *     them): raw stage i + SS_RAW_LEAD (produce_raw_stage, as v7's raw producer warp);
+ *   all: wait for raw stage i, load the row's raw halves and scale codes, wait for W slot
+ *     i to be free (the wgmmas of K-tile i - SW have completed);
+ *   warp 0, lane 0: A stage i, the stage the consumers' release of K-tile i - SA (the
+ *     same step that freed W slot i) makes free, then any later A stage whose slot is
+ *     already free (a non-blocking test), at most SA - 1 ahead. Issuing A stage i only
+ *     after W slot i is free keeps the waits acyclic: W slot i needs K-tile i - SW + 1's
+ *     wgmmas issued, which need A stage i - SW + 1 < i only;
+ *   all: dequantize and store the row, release the raw stage, fence the W stores to the
+ *     async proxy, arrive on W full (128 arrivals). */
+enum { XF_LOAD_A, XF_LOAD_RAW, XF_ONLY }; /* the warp's copy role (warps 0, 1, and 2-3) */
+template <bool IS_BF16, class C, int ROLE>
+__device__ __forceinline__ void transform_stages(const CUtensorMap *tm_a, const CUtensorMap *tm_b,
+                                                 const sm90_params &p, uint32_t sb, uint32_t afull, uint32_t aempty,
+                                                 uint32_t rfull, uint32_t rempty, uint32_t wfull, uint32_t wempty,
+                                                 int m0, int n0, int l, int kt0, int nk, int lane, int diag,
+                                                 uint32_t cta_rank) {
+    const uint32_t t = threadIdx.x % 128, r = xform_row_of(t), f = (r >> 3) & 1;
+    const uint32_t raw_off = r * 32 + 16 * f;
+    /* scales: [row][4], or the 128x4 block layout (16 (r % 32) + 4 (r / 32)) */
+    const uint32_t sc_off = p.scale_bulk ? 16 * (r & 31) + 4 * (r >> 5) : 4 * r;
+    const uint32_t csel = f ? 0x1032u : 0x3210u;
+    /* the W tile offsets of the row's 8 chunks; kept in registers, so each store's address
+     * is one add of the stage base (an XOR per chunk otherwise) */
+    uint32_t chunk[8];
+#pragma unroll
+    for (int c = 0; c < 8; c++) chunk[c] = r * 128 + ((((r & 7) ^ (4 * f)) ^ (uint32_t)c) << 4);
+    ring_pos<C::SR> rr = {0, 0}; /* the raw stage this thread transforms */
+    ring_pos<C::SW> rw = {0, 0};
+    ring_pos<C::SR> rp = {0, 0}; /* warp 1: the next raw stage it fills */
+    ring_pos<C::SA> ra = {0, 0}; /* warp 0: the next A stage it loads */
+    int nr = 0, na = 0;
+    if (ROLE == XF_LOAD_RAW)
+        for (; nr < min(nk, (int)SS_RAW_LEAD); nr++, rp.next())
+            produce_raw_stage<C>(tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
+                                 kt0 + nr, lane, diag);
+    for (int i = 0; i < nk; i++) {
+        if (ROLE == XF_LOAD_RAW && nr < nk) {
+            produce_raw_stage<C>(tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
+                                 kt0 + nr, lane, diag);
+            nr++;
+            rp.next();
+        }
+        mbar_wait(rfull + 8 * rr.slot, rr.phase);
+        const uint32_t raw = sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off;
+        const uint4 h0 = lds128(raw), h1 = lds128(raw ^ 16);
+        const uint32_t codes = prmt(lds32(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + sc_off), 0, csel);
+        mbar_wait(wempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile i - SW */
+        if (ROLE == XF_LOAD_A) {
+            /* the whole warp waits and tests (lane 0's answer for all), one lane issues: the
+             * ring counters stay warp-uniform (uniform registers, no divergent branch) */
+            for (; na < nk && na < i + C::SA; na++, ra.next()) {
+                const uint32_t empty = aempty + 8 * ra.slot;
+                /* both CTAs' wgmmas done; a CTA-scope acquire suffices (produce_stages) */
+                if (na <= i) mbar_wait(empty, ra.phase ^ 1);
+                else if (!__shfl_sync(0xFFFFFFFFu, mbar_test(empty, ra.phase ^ 1), 0)) break;
+                if (elect_one())
+                    issue_a_multicast<C>(tm_a, sb, afull + 8 * ra.slot, ra.slot, kt0 + na, m0, l, cta_rank);
+                __syncwarp();
+            }
+        }
+        if (diag != 1 && diag != 4)
+            xform_row<IS_BF16>(sb + C::OFF_W + rw.slot * C::W_TILE_BYTES, chunk, h0, h1, codes);
+        mbar_arrive(rempty + 8 * rr.slot); /* this thread's raw and scale reads have returned */
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        mbar_arrive(wfull + 8 * rw.slot);
+        rr.next();
+        rw.next();
+    }
+    if (ROLE == XF_LOAD_RAW) asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+#endif
+
+/* Warpgroup 2: all four warps transform, warp 0 also loads the A stages and warp 1 the raw
+ * stages (transform_stages); warpgroups 0 and 1 consume: per K-tile i, wait for W tile i
+ * and A stage i, 4 SS wgmmas m64n256k16 (k16 steps: W rows 64 wg .. 64 wg + 63, all 256
+ * tokens), commit, wait for K-tile i - 1's group, release its A stage (both CTAs) and W
+ * stage.
+ * Registers: the consumers need the 128 accumulators and little else; the transform one
+ * row's raw words and temporaries. setmaxnreg: 128 x 104 + 256 x 200 = 64512 = 384 x 168,
+ * the registers the launch bound allocates. */
+enum { SS_PRODUCER_REGS = 104, SS_CONSUMER_REGS = 200 };
+static_assert(128 * SS_PRODUCER_REGS + 256 * SS_CONSUMER_REGS <= 168 * W_THREADS, "setmaxnreg pool");
+template <bool IS_BF16>
+__global__ void __launch_bounds__(W_THREADS, 1)
+gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
+                       const sm90_params p) {
+#if TETRA_SM90_DEVICE
+    typedef cfg_ss C;
+    enum { BT = C::BT };
+    extern __shared__ uint8_t smem_raw[];
+    const uint32_t sb = (smem_u32(smem_raw) + 1023u) & ~1023u;
+    const uint32_t afull = sb + C::OFF_BAR, aempty = afull + 8 * C::SA;
+    const uint32_t rfull = aempty + 8 * C::SA, rempty = rfull + 8 * C::SR;
+    const uint32_t wfull = rempty + 8 * C::SR, wempty = wfull + 8 * C::SW;
+    const int n0 = blockIdx.x * C::BN, m0 = blockIdx.y * BT;
+    const int l = (int)(blockIdx.z % (unsigned)p.batch), split = (int)(blockIdx.z / (unsigned)p.batch);
+    const int kt0 = (int)((int64_t)split * p.ktiles / p.splits);
+    const int nk = __shfl_sync(0xFFFFFFFFu, (int)((int64_t)(split + 1) * p.ktiles / p.splits) - kt0, 0);
+    const int wg = __shfl_sync(0xFFFFFFFFu, (int)(threadIdx.x / 128), 0), lane = threadIdx.x % 32;
+    const uint32_t warp = __shfl_sync(0xFFFFFFFFu, (threadIdx.x % 128) / 32, 0);
+    const uint32_t cta_rank = cluster_ctarank();
+#ifdef TETRA_GEMM_DIAG
+    const int diag = p.diag; /* 1: no dequantization (stale W tiles), 3: no scale loads, 4: both */
+#else
+    const int diag = 0;
+#endif
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < C::SA; s++) {
+            mbar_init(afull + 8 * s, 1);      /* this CTA's A producer's expect_tx (both halves) */
+            mbar_init(aempty + 8 * s, 2 * 8); /* one per consumer warp of both CTAs */
+        }
+        for (int s = 0; s < C::SR; s++) {
+            /* bulk scales: the consumer thread's expect_tx; else warp 1's, and one per lane */
+            mbar_init(rfull + 8 * s, p.scale_bulk ? 1 : 1 + 32);
+            mbar_init(rempty + 8 * s, C::XFORM_THREADS); /* every transform thread, after its reads */
+        }
+        for (int s = 0; s < C::SW; s++) {
+            mbar_init(wfull + 8 * s, C::XFORM_THREADS); /* every transform thread, after its stores */
+            mbar_init(wempty + 8 * s, 8);                /* one per consumer warp */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    cluster_arrive();
+    cluster_wait();
+
+    if (wg == 2) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)SS_PRODUCER_REGS));
+        /* one loop per copy role, so the plain transform warps carry no role branches */
+        if (warp == 0)
+            transform_stages<IS_BF16, C, XF_LOAD_A>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, wfull, wempty,
+                                                    m0, n0, l, kt0, nk, lane, diag, cta_rank);
+        else if (warp == 1 && !p.scale_bulk)
+            transform_stages<IS_BF16, C, XF_LOAD_RAW>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, wfull,
+                                                      wempty, m0, n0, l, kt0, nk, lane, diag, cta_rank);
+        else
+            transform_stages<IS_BF16, C, XF_ONLY>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, wfull, wempty, m0,
+                                                  n0, l, kt0, nk, lane, diag, cta_rank);
+        cluster_arrive(); /* the exit barrier, as in v7 */
+        cluster_wait();
+        return;
+    }
+
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"((int)SS_CONSUMER_REGS));
+    float acc[C::NACC];
+#pragma unroll
+    for (int i = 0; i < C::NACC; i++) acc[i] = 0.0f;
+    /* descriptor low words: this warpgroup's 64 rows of W stage 0, all tokens of A stage 0 */
+    const uint32_t dw0 = desc_lo(sb + C::OFF_W + (uint32_t)wg * 64 * 128), db0 = desc_lo(sb + C::OFF_A);
+    const uint32_t aempty_peer = mapa_shared(aempty, cta_rank ^ 1u);
+    ring_pos<C::SA> ra = {0, 0};
+    ring_pos<C::SW> rw = {0, 0};
+    uint32_t a_prev = 0, w_prev = 0;
+    /* Bulk scales: consumer warp 0 fills the raw ring, SR K-tiles ahead (v10.1; the transform
+     * warps then only transform). Raw stage i + SR reuses K-tile i's slot, whose 128
+     * transform threads arrived on rempty before W tile i was full: by the time K-tile i's
+     * wgmmas are issued, the wait below never blocks. */
+    const bool raw_issuer = p.scale_bulk && wg == 0 && warp == 0; /* warp-uniform */
+    ring_pos<C::SR> rp = {0, 0};
+    if (raw_issuer)
+        for (int j = 0; j < min(nk, (int)C::SR); j++, rp.next())
+            issue_raw_bulk<C>(&tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
+                              kt0 + j);
+    __syncwarp();
+    for (int i = 0; i < nk; i++) {
+        const uint32_t dw = dw0 + rw.slot * (C::W_TILE_BYTES / 16), db = db0 + ra.slot * (C::A_TILE_BYTES / 16);
+        mbar_wait(wfull + 8 * rw.slot, rw.phase);
+        mbar_wait(afull + 8 * ra.slot, ra.phase);
+        acc_fence<C::NACC>(acc);
+        wgmma_fence();
+#pragma unroll
+        for (int s = 0; s < W_BK / 16; s++) /* k16 step s: 32 bytes into both K-major tiles */
+            wgmma_m64n256k16<IS_BF16>(acc, desc_of(dw + s * 32 / 16), desc_of(db + s * 32 / 16));
+        wgmma_commit();
+        if (raw_issuer && i + C::SR < nk) { /* while the wgmmas run */
+            issue_raw_bulk<C>(&tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
+                              kt0 + i + C::SR);
+            __syncwarp();
+            rp.next();
+        }
+        acc_fence<C::NACC>(acc);
+        wgmma_wait<1>(); /* K-tile i - 1's group has completed: its A stage and W stage are free */
+        acc_fence<C::NACC>(acc);
+        if (i > 0 && lane == 0) {
+            mbar_arrive(aempty + 8 * a_prev);
+            mbar_arrive_remote(aempty_peer + 8 * a_prev); /* both CTAs' producers write this stage */
+            mbar_arrive(wempty + 8 * w_prev);
+        }
+        a_prev = ra.slot;
+        w_prev = rw.slot;
+        ra.next();
+        rw.next();
+    }
+    /* as v7: this CTA's last remote arrival is done; store_tile_t's cluster_wait keeps its
+     * shared memory alive until the peer's are */
+    cluster_arrive();
+    wgmma_wait<0>();
+    acc_fence<C::NACC>(acc);
+    store_tile_t<BT>(acc, p, sb + C::OFF_A, m0, n0, l, split, wg, warp, (uint32_t)lane);
 #else
     (void)tm_a;
     (void)tm_b;
@@ -1619,16 +1994,26 @@ static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
 
 /* The transposed kernel's grid x: 128-row weight tiles, rounded up to whole clusters. */
 static unsigned grid_x_t(int64_t n) {
-    const int64_t tiles = (n + cfg_t<256>::BN - 1) / cfg_t<256>::BN;
+    const int64_t tiles = (n + cfg_t<128>::BN - 1) / cfg_t<128>::BN;
     return (unsigned)((tiles + T_CLUSTER - 1) / T_CLUSTER * T_CLUSTER);
 }
 
 /* 128 weight rows x BT tokens per CTA, in clusters of 2 CTAs along N that share each
  * activation tile (grid x rounded up to even: the kernel's CTA past N stores nothing). */
+/* BT = 256 runs v10 (gemm_wgmma_t_ss_kernel: the transform stage, SS wgmmas), BT = 64 and
+ * 128 run v7 (gemm_wgmma_t_kernel: RS wgmmas); the v7 kernel is not instantiated at 256. */
 template <bool IS_BF16, int BT>
 static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &prm,
                              const tetra_gemm_problem *p, cudaStream_t stream) {
-    typedef cfg_t<BT> C;
+    void (*kernel)(const CUtensorMap, const CUtensorMap, const sm90_params);
+    int smem_bytes;
+    if constexpr (BT == 256) {
+        kernel = gemm_wgmma_t_ss_kernel<IS_BF16>;
+        smem_bytes = cfg_ss::SMEM_BYTES;
+    } else {
+        kernel = gemm_wgmma_t_kernel<IS_BF16, BT>;
+        smem_bytes = cfg_t<BT>::SMEM_BYTES;
+    }
     cudaLaunchConfig_t lc = {};
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeClusterDimension;
@@ -1637,7 +2022,7 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
     attr[0].val.clusterDim.z = 1;
     lc.gridDim = dim3(grid_x_t(p->n), (unsigned)((p->m + BT - 1) / BT), (unsigned)(p->batch * prm.splits));
     lc.blockDim = dim3(W_THREADS);
-    lc.dynamicSmemBytes = C::SMEM_BYTES;
+    lc.dynamicSmemBytes = (size_t)smem_bytes;
     lc.stream = stream;
     lc.attrs = attr;
     lc.numAttrs = 1;
@@ -1650,9 +2035,8 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
         if (dev < 0 || dev >= 64) return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: device %d", dev);
         if (!tetra_done_on(checked, dev)) {
             int nclusters = 0;
-            TETRA_CUDA_TRY(cudaFuncSetAttribute(gemm_wgmma_t_kernel<IS_BF16, BT>,
-                                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::SMEM_BYTES));
-            TETRA_CUDA_TRY(cudaOccupancyMaxActiveClusters(&nclusters, gemm_wgmma_t_kernel<IS_BF16, BT>, &lc));
+            TETRA_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
+            TETRA_CUDA_TRY(cudaOccupancyMaxActiveClusters(&nclusters, kernel, &lc));
             fits[dev] = nclusters > 0;
             tetra_mark_done(checked, dev);
         }
@@ -1660,7 +2044,7 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
             return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: a cluster of %d CTAs cannot be scheduled here",
                               (int)T_CLUSTER);
     }
-    TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, gemm_wgmma_t_kernel<IS_BF16, BT>, tm_a, tm_b, prm));
+    TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, kernel, tm_a, tm_b, prm));
     TETRA_LAUNCH_CHECK();
     return prm.splits > 1 && !prm.counters ? launch_splitk_reduce(prm, stream) : TETRA_OK;
 }
@@ -1674,7 +2058,7 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
         return tetra_fail(TETRA_ERR_UNSUPPORTED,
                           "wgmma-T GEMM: opts.tile_m = %d; this kernel has 64, 128 or 256 tokens per CTA", cf.bt);
     /* A's box is half the tile: each CTA of a pair loads one half for both */
-    st = prepare_sm90(p, "wgmma-T GEMM", cf.bt / T_CLUSTER, cfg_t<256>::BN, cf.splits, &tm_a, &tm_b, &prm);
+    st = prepare_sm90(p, "wgmma-T GEMM", cf.bt / T_CLUSTER, cfg_t<128>::BN, cf.splits, &tm_a, &tm_b, &prm);
     if (st != TETRA_OK) return st;
     if (prm.splits > 1 && prm.splits <= T_FUSED_MAX_SPLITS) {
         /* Split-K reduces in the kernel when the workspace also holds one counter per output
