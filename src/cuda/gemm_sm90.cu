@@ -1916,7 +1916,9 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
  *   waves(s) = ceil(CTAs x s / SMs), over s <= 16, s <= K-tiles / 4 and CTAs x s <= 2 x SMs
  *   (one to two waves), ties to the smaller s. T_FIXED stands for a CTA's pipeline fill and
  *   epilogue, T_REDUCE for the reduce kernel. A split that only adds a partly filled wave
- *   (112 CTAs: s = 2 is 2 waves of 32 K-tiles = 1 wave of 64) is not taken.
+ *   (112 CTAs: s = 2 is 2 waves of 32 K-tiles = 1 wave of 64) is not taken. From one to
+ *   four waves of CTAs, the s <= 16 with CTAs x s <= 8 x SMs that minimizes the BT estimate
+ *   below (which counts the partials' traffic), taken only when it is T_SPLIT_GAIN under s = 1.
  *   BT: 64 for M <= 64; for M <= 128 the cheaper of 64 and 128, above the cheaper of 128
  *   and 256, each with its own split count, by the estimate
  *     waves x (ceil(K-tiles / s) x c(BT) + T_FIXED) + (s > 1 ? T_REDUCE + s x M x N x L x 8 / T_BYTES : 0),
@@ -1930,6 +1932,7 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
  *   its tile; batch-invariant products keep BT = 256 and no split. The choice depends on
  *   the shape and the SM count only, so repeats are bit-identical. */
 enum { T_FIXED = 2, T_REDUCE = 4 };
+static const double T_SPLIT_GAIN = 0.10; /* a split above one wave must save 10% by the estimate */
 /* The last CTA of a tile sums the split-K partials in the kernel for up to this many
  * splits; more go to the reduce kernel. One CTA per tile reads splits x 128 x BT FP32
  * serially: a tail. Device run 21 (cross-build, against cuBLAS in each binary): in-kernel at
@@ -1944,13 +1947,31 @@ static int64_t ctas_t(const tetra_gemm_problem *p, int bt) {
     return pairs * T_CLUSTER * ((p->m + bt - 1) / bt) * p->batch;
 }
 
-/* the split count for tile bt (1 when its CTAs fill a wave) */
+static double cost_t(const tetra_gemm_problem *p, int bt, int splits, int sms);
+
+/* the split count for tile bt */
 static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
     const int64_t ktiles = (p->k + W_BK - 1) / W_BK, ctas = ctas_t(p, bt);
     int64_t best_cost = ktiles + T_FIXED, smax = SPLIT_MAX;
     int splits = 1;
-    if (ctas >= sms) return 1;
     if (smax > ktiles / 4) smax = ktiles / 4;
+    if (ctas >= sms) {
+        /* One to four waves: the last wave may be nearly empty (160 CTAs on 132 SMs run as
+         * two waves). A split that evens the waves out is taken when cost_t, which counts the
+         * partials' traffic, puts it T_SPLIT_GAIN below no split. Tune logs: 1024x5120x13824
+         * at BT 256 took 304.7 us unsplit, 247.5 with 4 splits (run 29); at 256x24576x6144
+         * (192 CTAs) a 2-way split was 8% slower (run 23): the estimate keeps that unsplit. */
+        double best = cost_t(p, bt, 1, sms), base = best;
+        if (ctas > 4 * (int64_t)sms) return 1;
+        for (int64_t sp = 2; sp <= smax && ctas * sp <= 8 * (int64_t)sms; sp++) {
+            const double c = cost_t(p, bt, (int)sp, sms);
+            if (c < best) {
+                best = c;
+                splits = (int)sp;
+            }
+        }
+        return best < (1.0 - T_SPLIT_GAIN) * base ? splits : 1;
+    }
     for (int64_t sp = 2; sp <= smax && ctas * sp <= 2 * (int64_t)sms; sp++) {
         const int64_t waves = (ctas * sp + sms - 1) / sms;
         const int64_t cost = waves * ((ktiles + sp - 1) / sp + T_FIXED) + T_REDUCE;
