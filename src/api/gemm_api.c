@@ -28,23 +28,14 @@ tetra_gemm_options tetra_gemm_options_default(void) {
     return o;
 }
 
-/* The wgmma GEMM reads BF16/FP16 activations. W4A4 goes there through a staging pass:
- * A is dequantized without its global scale into the context's staging buffer (E2M1 x
- * UE4M3 is exact in BF16, so the product is the W4A4 product) and A's host global scale
- * is already in alpha. A device global scale for A stays on the kernels that apply one
- * (the mma.sync GEMM): the wgmma epilogue has B's only. Checks made here avoid a wasted
- * staging pass where the kernel would refuse the problem anyway. */
-static tetra_status launch_staged(const tetra_gemm_problem *p, tetra_status (*launch)(const tetra_gemm_problem *)) {
-    tetra_gemm_problem q = *p;
+/* A W4A4 problem's A dequantized without its global scale into the context's staging buffer
+ * (E2M1 x UE4M3 is exact in BF16, so the product is the W4A4 product; A's host global scale
+ * is already in alpha): *q is p with A replaced by the BF16 copy. */
+static tetra_status stage_a(const tetra_gemm_problem *p, tetra_gemm_problem *q) {
     tetra_convert_problem c;
     tetra_status st;
     void *stage;
-    if (p->a.dtype != TETRA_DTYPE_NVFP4) return launch(p);
-    if (p->ctx->sm_major != 9 || p->k % 32)
-        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: NVFP4 A needs an sm_90 device and K %% 32 == 0");
-    if (p->a.gscale_dev)
-        return tetra_fail(TETRA_ERR_UNSUPPORTED,
-                          "wgmma GEMM: an NVFP4 A with a device global scale goes to the mma.sync kernel");
+    *q = *p;
     st = tetra_context_stage(p->ctx, (size_t)(p->m * p->k * p->batch) * 2, &stage);
     if (st != TETRA_OK) return st;
     c.rows = p->m;
@@ -62,8 +53,38 @@ static tetra_status launch_staged(const tetra_gemm_problem *p, tetra_status (*la
     c.mode = TETRA_GLOBAL_SCALE_SUPPLIED;
     c.ctx = p->ctx;
     if ((st = tetra_launch_dequantize(&c)) != TETRA_OK) return st;
-    q.a = c.dst;
+    q->a = c.dst;
+    return TETRA_OK;
+}
+
+/* The wgmma GEMM reads BF16/FP16 activations: W4A4 goes there through the staging pass. A
+ * device global scale for A stays on the kernels that apply one (the mma.sync GEMM): the
+ * wgmma epilogue has B's only. Checks made here avoid a wasted staging pass where the kernel
+ * would refuse the problem anyway. */
+static tetra_status launch_staged(const tetra_gemm_problem *p, tetra_status (*launch)(const tetra_gemm_problem *)) {
+    tetra_gemm_problem q;
+    tetra_status st;
+    if (p->a.dtype != TETRA_DTYPE_NVFP4) return launch(p);
+    if (p->ctx->sm_major != 9 || p->k % 32)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: NVFP4 A needs an sm_90 device and K %% 32 == 0");
+    if (p->a.gscale_dev)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "wgmma GEMM: an NVFP4 A with a device global scale goes to the mma.sync kernel");
+    if ((st = stage_a(p, &q)) != TETRA_OK) return st;
     return launch(&q);
+}
+/* W4A4 decode on sm_90+: the GEMV's NVFP4-X kernel dequantizes X in every warp of every CTA
+ * (0.862-0.889x the BF16-X kernel's speed at M = 1, device run 34). Here X is dequantized once
+ * by the staging pass, and the BF16-X GEMV is launched as its programmatic dependent, so the
+ * GEMV's weight ring fills while the pass runs. A device global scale for A, and devices
+ * before sm_90, keep the NVFP4-X kernel. */
+static tetra_status launch_gemv(const tetra_gemm_problem *p) {
+    tetra_gemm_problem q;
+    tetra_status st;
+    if (p->a.dtype != TETRA_DTYPE_NVFP4 || p->a.gscale_dev || p->ctx->sm_major < 9) return tetra_launch_gemv(p);
+    if ((st = stage_a(p, &q)) != TETRA_OK) return st;
+    q.pdl = 1;
+    return tetra_launch_gemv(&q);
 }
 /* both Hopper kernel families read 16-bit activations */
 static tetra_status launch_wgmma(const tetra_gemm_problem *p) { return launch_staged(p, tetra_launch_gemm_wgmma); }
@@ -154,6 +175,7 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
     p.batch_invariant = o.batch_invariant;
     p.tile_m = o.tile_m;
     p.splits = o.splits;
+    p.pdl = 0;
     p.ctx = ctx;
     /* Prepared (interleaved) weights: only the GEMV kernels and the reference kernel read
      * them (docs/notes/gemv-prepared-weights.md, section 2); the dispatch below never hands
@@ -171,7 +193,7 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
         if (p.tile_m || p.splits > 1)
             return tetra_fail(TETRA_ERR_UNSUPPORTED, "the reference path has no tile or split to pin");
         return tetra_launch_gemm_reference(&p);
-    case TETRA_PATH_GEMV: return tetra_launch_gemv(&p);
+    case TETRA_PATH_GEMV: return launch_gemv(&p);
     case TETRA_PATH_MMA_SYNC: return tetra_launch_gemm_mma(&p);
     case TETRA_PATH_WGMMA: return launch_wgmma(&p);
     case TETRA_PATH_WGMMA_T: return launch_wgmma_t(&p);
@@ -183,7 +205,7 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
         if (e && (!il || e->path == TETRA_PATH_GEMV)) { /* interleaved: a GEMV entry's split count only */
             p.tile_m = e->tile_m;
             p.splits = e->splits;
-            st = e->path == TETRA_PATH_GEMV          ? tetra_launch_gemv(&p)
+            st = e->path == TETRA_PATH_GEMV          ? launch_gemv(&p)
                  : e->path == TETRA_PATH_MMA_SYNC    ? tetra_launch_gemm_mma(&p)
                  : e->path == TETRA_PATH_WGMMA       ? launch_wgmma(&p)
                  : e->path == TETRA_PATH_WGMMA_T     ? launch_wgmma_t(&p)
@@ -194,7 +216,7 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
     }
     /* the GEMV/GEMM switch at M = 16 depends on M, so batch-invariant products skip the GEMV */
     if (p.m <= 16 && !p.batch_invariant) {
-        st = tetra_launch_gemv(&p);
+        st = launch_gemv(&p);
         if (st != TETRA_ERR_UNSUPPORTED) return st;
     }
     if (il) { /* the GEMV refused: only the reference kernel reads the layout too */

@@ -103,6 +103,10 @@ typedef struct tetra_gemm_problem {
     tetra_dtype bias_dtype;
     int batch_invariant; /* configuration must not depend on M (no split-K) */
     int tile_m, splits;  /* pinned configuration; 0 = the launcher chooses */
+    /* 1: the kernel may start before the previous kernel on the stream has finished
+     * (programmatic dependent launch, sm_90+) and waits for it before reading A; only the
+     * GEMV launcher takes it, after the W4A4 staging pass (gemm_api.c) */
+    int pdl;
     tetra_context *ctx;
 } tetra_gemm_problem;
 

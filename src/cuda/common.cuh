@@ -37,6 +37,22 @@ enum {
 };
 
 /* Load element i of a dense row as float. */
+/* Programmatic dependent launch (sm_90 and later; nothing before): a kernel calls
+ * tetra_pdl_trigger to let the next kernel on the stream, launched with
+ * cudaLaunchAttributeProgrammaticStreamSerialization, start early; that kernel calls
+ * tetra_pdl_wait before it reads anything the earlier kernel writes. Both are no-ops for
+ * kernels launched the ordinary way. */
+__device__ __forceinline__ void tetra_pdl_trigger() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void tetra_pdl_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 __device__ __forceinline__ float tetra_load_dense(const void *base, int64_t i, tetra_dtype dt) {
     switch (dt) {
     case TETRA_DTYPE_FP32: return ((const float *)base)[i];

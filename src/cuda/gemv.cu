@@ -393,6 +393,9 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
         if (j < nseg) issue(j);
         cp_async_commit();
     }
+    /* launched after the W4A4 staging pass (p.pdl): the weight ring above fills while
+     * that pass writes X; nothing written by an earlier kernel is read before this */
+    tetra_pdl_wait();
 
     /* The activations are loaded one segment ahead: dense X word by word (the raw words of
      * word q for segment s + 1 are loaded right after segment s's mma steps of word q, into
@@ -904,7 +907,21 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     }
     prm.splits = (int)splits;
     dim3 grid((unsigned)tiles, (unsigned)splits, (unsigned)p->batch);
-    gemv_nvfp4_mma<XK, IL><<<grid, GEMV_THREADS, 0, stream>>>(prm);
+    if (p->pdl) { /* a programmatic dependent of the staging pass (gemm_api.c) */
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[0].val.programmaticStreamSerializationAllowed = 1;
+        cfg.gridDim = grid;
+        cfg.blockDim = dim3(GEMV_THREADS);
+        cfg.dynamicSmemBytes = 0;
+        cfg.stream = stream;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        TETRA_CUDA_TRY(cudaLaunchKernelEx(&cfg, gemv_nvfp4_mma<XK, IL>, prm));
+    } else {
+        gemv_nvfp4_mma<XK, IL><<<grid, GEMV_THREADS, 0, stream>>>(prm);
+    }
     TETRA_LAUNCH_CHECK();
     if (splits > 1 && !prm.counters) {
         const int64_t outs = (int64_t)p->m * p->n;

@@ -259,6 +259,7 @@ quantize_kernel(dense_view src, nvfp4_view dst, shape sh, const float *g_dev, fl
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
 dequantize_kernel(nvfp4_view src, dense_view dst, shape sh, const float *g_dev, float g_host) {
+    tetra_pdl_trigger(); /* a W4A4 GEMV may start its weight stream now (gemm_api.c) */
     constexpr int V = dense_traits<T>::V;
     constexpr int TPB = TETRA_NVFP4_BLOCK / V;
     const int64_t cpr = sh.cols / V;
@@ -495,6 +496,7 @@ __device__ __forceinline__ void dequant_word(uint32_t c, const uint32_t (&lo)[2]
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
 dequantize_aligned_kernel(nvfp4_view src, dense_view dst, shape sh, const float *g_dev, float g_host) {
+    tetra_pdl_trigger(); /* a W4A4 GEMV may start its weight stream now (gemm_api.c) */
     constexpr int V = dense_traits<T>::V;
     constexpr int TPB = TETRA_NVFP4_BLOCK / V;
     const int64_t cpr = sh.cols / V;
