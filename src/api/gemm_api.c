@@ -227,7 +227,8 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
         /* The token-tile rule (M >= 17 here): the transposed kernel (weights as wgmma's
          * register operand), whose launcher takes BT = 64 tokens per CTA for M <= 64 and
          * above that the cheaper of two tiles by a cost estimate (choose_config_t), with
-         * split-K when its CTAs fill under one wave. It
+         * split-K when its CTAs fill under one wave, or one to four waves where the estimate
+         * saves 12%; BT 256 runs v10.1 (transform warps, shared-memory wgmma). It
          * measured 1.62-1.70x the v6 kernel at M >= 1024 (device run 20, same binary) and
          * 1.09-2.47x faster than v6's run-19 times at M = 64 and 128 (across runs); see
          * docs/notes/gemm-sm90.md, "Session 4 ladder". At M <= 128 the product streams the
