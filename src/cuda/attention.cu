@@ -215,7 +215,7 @@ template <int D> __device__ __forceinline__ void rescale_o(float o[D / 8][4], co
  *   0: softmax of both row tiles, O rescale, then P V of both (one V fragment, two MMAs):
  *      the previous rung, kept to measure against.
  * (An order 2, exponentials of slice kk + 1 issued before the MMAs of slice kk for both
- * tiles, measured +1.6-2.6% in run 33 and was dropped.)
+ * tiles, measured +1.6-2.5% in run 33 and was dropped.)
  * The row maximum is the only part of the softmax that needs all 64 keys: once it is
  * known, each 16-key slice's exponentials, sums and P V are independent of the others. */
 #ifndef TETRA_ATTN_PV_SPLIT

@@ -1933,7 +1933,7 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
  *   the shape and the SM count only, so repeats are bit-identical. */
 enum { T_FIXED = 2, T_REDUCE = 4 };
 /* A split above one wave must save 12% by the estimate. Run 35 (cross-build ABA against
- * cuBLAS): estimated savings of 15-21% measured +11% to +21% (1536x4096x14336,
+ * cuBLAS): estimated savings of 15-21% measured +10.9% to +21.3% (1536x4096x14336,
  * 1024x5120x13824, 768x7168x16384); 10.5-11% (96x24576x6144, 64x24576x6144, K = 6144) measured
  * -5% and +4%, both within main's own drift there: short K overstates the gain. */
 static const double T_SPLIT_GAIN = 0.12;
