@@ -805,11 +805,16 @@ static int setup_w4a16_batchinv(const bench_env *e, const bench_shape *sh, void 
              ((gemm_state *)*st)->layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled-128x4");
     return BENCH_OK;
 }
-/* W4A16 with B prepared in TETRA_SCALE_INTERLEAVED_32X128 (AUTO: the GEMV for M <= 16;
- * larger M is refused, so the arm reports unsupported there) */
-static int setup_w4a16_il(const bench_env *e, const bench_shape *sh, void **st, char *m, size_t l) {
-    return gemm_setup_b(K_TETRA_W4A16, TETRA_PATH_AUTO, 1, e, sh, st, m, l);
-}
+/* B prepared in TETRA_SCALE_INTERLEAVED_32X128 (AUTO: the GEMV for M <= 16; larger M is
+ * refused, so the arm reports unsupported there); the W4A4 pair with X already NVFP4
+ * (kernel) or quantized in the call (full call) */
+#define SETUP_IL(name, kind)                                                                        \
+    static int name(const bench_env *e, const bench_shape *s, void **st, char *m, size_t l) {      \
+        return gemm_setup_b(kind, TETRA_PATH_AUTO, 1, e, s, st, m, l);                             \
+    }
+SETUP_IL(setup_w4a16_il, K_TETRA_W4A16)
+SETUP_IL(setup_w4a4_il, K_TETRA_W4A4)
+SETUP_IL(setup_w4a4_full_il, K_TETRA_W4A4_FULL)
 /* the copy-only probe of the interleaved GEMV's ring (same grid, ring and copies as the BF16
  * kernel, no X, dequantization or mma): its GB/s beside the kernel's says which binds */
 static int setup_il_copy_probe(const bench_env *e, const bench_shape *sh, void **st, char *m, size_t l) {
@@ -834,13 +839,6 @@ static double bytes_il_blocks(const bench_shape *s) {
 }
 SETUP(setup_w4a4, K_TETRA_W4A4, TETRA_PATH_AUTO)
 SETUP(setup_w4a4_full, K_TETRA_W4A4_FULL, TETRA_PATH_AUTO)
-/* W4A4 with prepared weights: X already NVFP4 (kernel) or quantized in the call (full call) */
-static int setup_w4a4_il(const bench_env *e, const bench_shape *sh, void **st, char *m, size_t l) {
-    return gemm_setup_b(K_TETRA_W4A4, TETRA_PATH_AUTO, 1, e, sh, st, m, l);
-}
-static int setup_w4a4_full_il(const bench_env *e, const bench_shape *sh, void **st, char *m, size_t l) {
-    return gemm_setup_b(K_TETRA_W4A4_FULL, TETRA_PATH_AUTO, 1, e, sh, st, m, l);
-}
 SETUP(setup_lt_bf16, K_LT_BF16, TETRA_PATH_AUTO)
 SETUP(setup_lt_bf16_tuned, K_LT_BF16_TUNED, TETRA_PATH_AUTO)
 SETUP(setup_lt_fp8, K_LT_FP8, TETRA_PATH_AUTO)

@@ -1951,7 +1951,15 @@ static int64_t ctas_t(const tetra_gemm_problem *p, int bt) {
     return pairs * T_CLUSTER * ((p->m + bt - 1) / bt) * p->batch;
 }
 
-static double cost_t(const tetra_gemm_problem *p, int bt, int splits, int sms);
+/* the BT estimate above, in BT-256 K-tile units */
+static double cost_t(const tetra_gemm_problem *p, int bt, int splits, int sms) {
+    const double c = bt == 256 ? 1.0 : bt == 128 ? 0.75 : 0.62, t_bytes = 2.6e6;
+    const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
+    const int64_t waves = (ctas_t(p, bt) * splits + sms - 1) / sms;
+    double cost = (double)waves * ((double)((ktiles + splits - 1) / splits) * c + T_FIXED);
+    if (splits > 1) cost += T_REDUCE + (double)splits * (double)p->m * (double)p->n * (double)p->batch * 8.0 / t_bytes;
+    return cost;
+}
 
 /* the split count for tile bt */
 static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
@@ -1985,16 +1993,6 @@ static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
         }
     }
     return splits;
-}
-
-/* the BT estimate above, in BT-256 K-tile units */
-static double cost_t(const tetra_gemm_problem *p, int bt, int splits, int sms) {
-    const double c = bt == 256 ? 1.0 : bt == 128 ? 0.75 : 0.62, t_bytes = 2.6e6;
-    const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
-    const int64_t waves = (ctas_t(p, bt) * splits + sms - 1) / sms;
-    double cost = (double)waves * ((double)((ktiles + splits - 1) / splits) * c + T_FIXED);
-    if (splits > 1) cost += T_REDUCE + (double)splits * (double)p->m * (double)p->n * (double)p->batch * 8.0 / t_bytes;
-    return cost;
 }
 
 static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {

@@ -866,9 +866,9 @@ int64_t gemv_auto_splits(int64_t nseg, int64_t tiles, int64_t batch, int sms, in
     return (nseg + longest - 1) / longest;
 }
 
-template <int XK, bool IL>
-tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
-    cudaStream_t stream = TETRA_STREAM(p);
+/* CTAs of the mma kernel per SM on the current device (1 if the query fails): the split
+ * rule's slot count */
+template <int XK, bool IL> int gemv_occupancy() {
     int occ = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, gemv_nvfp4_mma<XK, IL>, GEMV_THREADS, 0) !=
             cudaSuccess ||
@@ -876,6 +876,13 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
         (void)cudaGetLastError();
         occ = 1;
     }
+    return occ;
+}
+
+template <int XK, bool IL>
+tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
+    cudaStream_t stream = TETRA_STREAM(p);
+    const int occ = gemv_occupancy<XK, IL>();
     const int64_t tiles = (p->n + GEMV_ROWS_PER_CTA - 1) / GEMV_ROWS_PER_CTA;
     int64_t splits = gemv_auto_splits(prm.nseg, tiles, p->batch, p->ctx->sms, occ);
     const int64_t max_splits = prm.nseg / GEMV_MIN_SEGS_PER_SPLIT;
@@ -1045,13 +1052,7 @@ extern "C" int tetra_gemv_il_copy_probe(const void *w, int64_t n, int64_t k, int
                                         uint32_t never, uint32_t *sink, int *splits_out, void *stream) {
     if (n < 1 || k < 16 || k % 16 || k > ((int64_t)1 << 30) || batch < 1 || sms < 1)
         return (int)cudaErrorInvalidValue;
-    int occ = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, gemv_nvfp4_mma<X_BF16, true>, GEMV_THREADS, 0) !=
-            cudaSuccess ||
-        occ < 1) {
-        (void)cudaGetLastError();
-        occ = 1;
-    }
+    const int occ = gemv_occupancy<X_BF16, true>();
     const int nseg = (int)tetra_il_segments(k);
     const int64_t tiles = (n + GEMV_ROWS_PER_CTA - 1) / GEMV_ROWS_PER_CTA;
     const int64_t splits = gemv_auto_splits(nseg, tiles, batch, sms, occ);
