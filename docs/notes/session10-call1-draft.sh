@@ -63,10 +63,12 @@ if [ $(left) -gt 200 ]; then
   echo "== tune rc=$? at $(el) s"; grep -E "table|held-out score" $R/logs/tune-8192.log | cut -c1-190; snap
 fi
 lim=$(( $(left) - 5 )); echo "sanitizers with limit $lim s at $(el) s"
+( cd $WG && timeout $lim ctest -E aa --output-on-failure > $R/logs/ctest-wg.log 2>&1; echo "rc=$?" >> $R/logs/ctest-wg.log ) &
 for tool in memcheck racecheck synccheck; do
   ( TETRA_TEST_QUICK=1 timeout $lim compute-sanitizer --tool $tool --error-exitcode 99 $WG/tests/gpu_skinny > $R/logs/san-$tool-wg.log 2>&1; echo "rc=$?" >> $R/logs/san-$tool-wg.log ) &
   ( TETRA_TEST_QUICK=1 timeout $lim compute-sanitizer --tool $tool --error-exitcode 99 .scratch-gv/b2/tests/gpu_gemv > $R/logs/san-$tool-gv2.log 2>&1; echo "rc=$?" >> $R/logs/san-$tool-gv2.log ) &
 done
 wait; echo "sanitizers done at $(el) s"
 for f in $R/logs/san-*.log; do printf "%s: %s %s\n" "$(basename $f .log)" "$(grep -Eo 'ERROR SUMMARY: [0-9]+ errors|RACECHECK SUMMARY: [0-9]+ hazards displayed \([0-9]+ errors' $f | tail -1)" "$(tail -1 $f)"; done
+grep -E "tests passed|tests failed|\(Failed\)" $R/logs/ctest-wg.log; tail -1 $R/logs/ctest-wg.log
 echo "total $(el) s"; snap; rm -rf $OUT/r1
