@@ -142,6 +142,21 @@ struct sm90_params {
 __device__ int g_wgmma_kernel_built = TETRA_SM90_DEVICE;
 
 #if TETRA_SM90_DEVICE
+/* This CTA's batch index, split and K-tile range [kt0, kt0 + nk) (grid z = l + batch * split),
+ * as the three kernels read them. nk is shuffled: ptxas computes the 64-bit divisions in
+ * vector registers, and a K-tile count it does not know to be uniform made the loop's ring
+ * counters per-thread. */
+struct cta_split {
+    int l, split, kt0, nk;
+};
+__device__ __forceinline__ cta_split cta_split_of(const sm90_params &p) {
+    cta_split c;
+    c.l = (int)(blockIdx.z % (unsigned)p.batch);
+    c.split = (int)(blockIdx.z / (unsigned)p.batch);
+    c.kt0 = (int)((int64_t)c.split * p.ktiles / p.splits);
+    c.nk = __shfl_sync(0xFFFFFFFFu, (int)((int64_t)(c.split + 1) * p.ktiles / p.splits) - c.kt0, 0);
+    return c;
+}
 
 __device__ __forceinline__ uint32_t smem_u32(const void *p) {
     return (uint32_t)__cvta_generic_to_shared(p);
@@ -861,11 +876,8 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
     const uint32_t rfull = aempty + 8 * C::SA, rempty = rfull + 8 * C::SR;
     const uint32_t tfull = rempty + 8 * C::SR, tempty = tfull + 8 * W_TILES;
     const int n0 = blockIdx.x * C::BN, m0 = blockIdx.y * BM;
-    const int l = (int)(blockIdx.z % (unsigned)p.batch), split = (int)(blockIdx.z / (unsigned)p.batch);
-    const int kt0 = (int)((int64_t)split * p.ktiles / p.splits);
-    /* (shuffled: ptxas computes the 64-bit divisions in vector registers, and a K-tile
-     * count it does not know to be uniform made the loop's ring counters per-thread) */
-    const int nk = __shfl_sync(0xFFFFFFFFu, (int)((int64_t)(split + 1) * p.ktiles / p.splits) - kt0, 0);
+    const cta_split cs = cta_split_of(p);
+    const int l = cs.l, split = cs.split, kt0 = cs.kt0, nk = cs.nk;
     /* the warpgroup index through a shuffle, so that ptxas knows it is warp-uniform and
      * keeps the wgmma descriptors derived from it in uniform registers (no R2UR per wgmma) */
     const int wg = __shfl_sync(0xFFFFFFFFu, (int)(threadIdx.x / 128), 0), lane = threadIdx.x % 32;
@@ -1276,9 +1288,8 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     const uint32_t afull = sb + C::OFF_BAR, aempty = afull + 8 * C::SA;
     const uint32_t rfull = aempty + 8 * C::SA, rempty = rfull + 8 * C::SR;
     const int n0 = blockIdx.x * C::BN, m0 = blockIdx.y * BT;
-    const int l = (int)(blockIdx.z % (unsigned)p.batch), split = (int)(blockIdx.z / (unsigned)p.batch);
-    const int kt0 = (int)((int64_t)split * p.ktiles / p.splits);
-    const int nk = __shfl_sync(0xFFFFFFFFu, (int)((int64_t)(split + 1) * p.ktiles / p.splits) - kt0, 0);
+    const cta_split cs = cta_split_of(p);
+    const int l = cs.l, split = cs.split, kt0 = cs.kt0, nk = cs.nk;
     const int wg = __shfl_sync(0xFFFFFFFFu, (int)(threadIdx.x / 128), 0), lane = threadIdx.x % 32;
     const uint32_t cta_rank = cluster_ctarank(); /* 0 or 1 in the pair */
 #ifdef TETRA_GEMM_DIAG
@@ -1583,9 +1594,8 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     const uint32_t rfull = aempty + 8 * C::SA, rempty = rfull + 8 * C::SR;
     const uint32_t wfull = rempty + 8 * C::SR, wempty = wfull + 8 * C::SW;
     const int n0 = blockIdx.x * C::BN, m0 = blockIdx.y * BT;
-    const int l = (int)(blockIdx.z % (unsigned)p.batch), split = (int)(blockIdx.z / (unsigned)p.batch);
-    const int kt0 = (int)((int64_t)split * p.ktiles / p.splits);
-    const int nk = __shfl_sync(0xFFFFFFFFu, (int)((int64_t)(split + 1) * p.ktiles / p.splits) - kt0, 0);
+    const cta_split cs = cta_split_of(p);
+    const int l = cs.l, split = cs.split, kt0 = cs.kt0, nk = cs.nk;
     const int wg = __shfl_sync(0xFFFFFFFFu, (int)(threadIdx.x / 128), 0), lane = threadIdx.x % 32;
     const uint32_t warp = __shfl_sync(0xFFFFFFFFu, (threadIdx.x % 128) / 32, 0);
     const uint32_t cta_rank = cluster_ctarank();
