@@ -142,30 +142,36 @@ __device__ __forceinline__ float exp2_ftz(float x) {
     return y;
 }
 
+/* Keys past Nk (and, causal, past the diagonal) of one 16x64 score tile set to -inf. MASK
+ * is a template argument so that interior blocks carry no predicate at all. */
+template <bool CAUSAL, bool MASK>
+__device__ __forceinline__ void mask_tile(float s[8][4], const AttnParams &p, int row0, int key0) {
+    if (!MASK) return;
+    const int t4 = threadIdx.x & 3;
+#pragma unroll
+    for (int nt = 0; nt < 8; nt++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int row = row0 + (e >= 2 ? 8 : 0);
+            const int key = key0 + nt * 8 + 2 * t4 + (e & 1);
+            bool visible = key < p.nk;
+            if (CAUSAL) visible = visible && key <= row + p.causal_offset;
+            if (!visible) s[nt][e] = -INFINITY;
+        }
+}
+
 /* Online softmax of one 16x64 score tile held as 8 n-tiles of mma C fragments (this
  * thread: rows g and g+8, columns 2*t4 and 2*t4+1 of each n-tile). Scores become
  * probabilities in place; m (log2 domain) and l (this thread's partial row sums) are
- * updated, and alpha returns the factor the caller rescales the O accumulators by. MASK
- * is a template argument so that interior blocks carry no predicate at all. The scale (scale_log2 > 0: a negative scale was moved into Q, see
+ * updated, and alpha returns the factor the caller rescales the O accumulators by (masking:
+ * mask_tile). The scale (scale_log2 > 0: a negative scale was moved into Q, see
  * the kernel) is applied inside the exponent's FFMA, s * c - max * c, after the maximum
  * of the raw scores, which for c > 0 is the maximum of the scaled ones. */
 template <int D, bool CAUSAL, bool MASK>
 __device__ __forceinline__ void softmax_tile(float s[8][4], float m[2], float l[2], float alpha[2],
                                              const AttnParams &p, int row0, int key0) {
-    const int lane = threadIdx.x & 31, t4 = lane & 3;
     const float c = p.scale_log2;
-    if (MASK) {
-#pragma unroll
-        for (int nt = 0; nt < 8; nt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                const int row = row0 + (e >= 2 ? 8 : 0);
-                const int key = key0 + nt * 8 + 2 * t4 + (e & 1);
-                bool visible = key < p.nk;
-                if (CAUSAL) visible = visible && key <= row + p.causal_offset;
-                if (!visible) s[nt][e] = -INFINITY;
-            }
-    }
+    mask_tile<CAUSAL, MASK>(s, p, row0, key0);
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         float mx = -INFINITY;
@@ -229,20 +235,8 @@ static_assert(TETRA_ATTN_PV_SPLIT == 0 || TETRA_ATTN_PV_SPLIT == 1, "TETRA_ATTN_
 template <bool CAUSAL, bool MASK>
 __device__ __forceinline__ void softmax_max(float s[8][4], float m[2], float alpha[2], float base[2],
                                             const AttnParams &p, int row0, int key0) {
-    const int lane = threadIdx.x & 31, t4 = lane & 3;
     const float c = p.scale_log2;
-    if (MASK) {
-#pragma unroll
-        for (int nt = 0; nt < 8; nt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                const int row = row0 + (e >= 2 ? 8 : 0);
-                const int key = key0 + nt * 8 + 2 * t4 + (e & 1);
-                bool visible = key < p.nk;
-                if (CAUSAL) visible = visible && key <= row + p.causal_offset;
-                if (!visible) s[nt][e] = -INFINITY;
-            }
-    }
+    mask_tile<CAUSAL, MASK>(s, p, row0, key0);
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         float mx = -INFINITY;
