@@ -128,17 +128,6 @@ static tetra_status check_interleaved(const tetra_matrix *m, const char *name) {
 }
 
 static tetra_status check_matrix_layout(const tetra_matrix *m, const char *name, tetra_mem where,
-                                       int allow_interleaved);
-
-tetra_status tetra_check_matrix(const tetra_matrix *m, const char *name, tetra_mem where) {
-    return check_matrix_layout(m, name, where, 0);
-}
-
-tetra_status tetra_check_weights(const tetra_matrix *m, const char *name, tetra_mem where) {
-    return check_matrix_layout(m, name, where, 1);
-}
-
-static tetra_status check_matrix_layout(const tetra_matrix *m, const char *name, tetra_mem where,
                                        int allow_interleaved) {
     int64_t ld, batch, bstride;
     if (!m) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s is NULL", name);
@@ -241,6 +230,14 @@ static tetra_status check_matrix_layout(const tetra_matrix *m, const char *name,
         }
     }
     return TETRA_OK;
+}
+
+tetra_status tetra_check_matrix(const tetra_matrix *m, const char *name, tetra_mem where) {
+    return check_matrix_layout(m, name, where, 0);
+}
+
+tetra_status tetra_check_weights(const tetra_matrix *m, const char *name, tetra_mem where) {
+    return check_matrix_layout(m, name, where, 1);
 }
 
 tetra_operand tetra_operand_from(const tetra_matrix *m) {
