@@ -36,7 +36,6 @@ enum {
     TETRA_MAX_GRID_Y = 65535
 };
 
-/* Load element i of a dense row as float. */
 /* Programmatic dependent launch (sm_90 and later; nothing before): a kernel calls
  * tetra_pdl_trigger to let the next kernel on the stream, launched with
  * cudaLaunchAttributeProgrammaticStreamSerialization, start early; that kernel calls
@@ -53,6 +52,7 @@ __device__ __forceinline__ void tetra_pdl_wait() {
 #endif
 }
 
+/* Load element i of a dense row as float. */
 __device__ __forceinline__ float tetra_load_dense(const void *base, int64_t i, tetra_dtype dt) {
     switch (dt) {
     case TETRA_DTYPE_FP32: return ((const float *)base)[i];
