@@ -169,15 +169,21 @@ static int gated_fastest(const bench_arm *arm, void *state, tune_row *r, int gen
     }
 }
 
-/* Time every configuration on one shape: two passes, forward then backward (so drift
- * does not favour the configurations timed first), each config's median of both passes'
- * samples; then the gate on the fastest, falling back to the next if it fails. */
+/* Time every configuration on one shape, and AUTO (as the context dispatches now; for
+ * held-out shapes also under the new table) in the same two passes, forward then backward:
+ * every slot's mean position in the sequence is the same, so drift (clocks, temperature)
+ * does not favour the slots timed first, and AUTO is timed in the same regime as the
+ * configurations it is scored against (session 9 timed it after the gate, alone, and at
+ * 8192^3 one configuration's time moved 13% between such isolated timings). Each slot's
+ * time is the mean of its two passes' medians. Then the gate on the fastest configuration,
+ * falling back to the next if it fails. */
+enum { SLOT_AUTO = NCONF, SLOT_TABLE = NCONF + 1, NSLOTS = NCONF + 2 };
 static int sweep(bench_session *s, const bench_arm *arm, const tune_args *a, tune_row *r,
                  const tetra_dispatch_table *scored) {
     void *state = NULL;
     char msg[512];
-    double samples[NCONF][2];
-    int rc;
+    double samples[NSLOTS][2];
+    int rc, table_ok = 0;
     r->best = r->table_pick = -1;
     r->auto_us = r->table_us = NAN;
     r->gate_msg[0] = 0;
@@ -190,36 +196,43 @@ static int sweep(bench_session *s, const bench_arm *arm, const tune_args *a, tun
         snprintf(r->gate_msg, sizeof r->gate_msg, "setup: %.180s", msg);
         return -1;
     }
-    for (int c = 0; c < NCONF; c++) {
-        r->st[c] = bench_gemm_pin(state, k_configs[c].path, k_configs[c].tile_m, k_configs[c].splits);
-        samples[c][0] = samples[c][1] = NAN;
-    }
-    for (int pass = 0; pass < 2; pass++)
-        for (int j = 0; j < NCONF; j++) {
-            int c = pass ? NCONF - 1 - j : j;
-            if (r->st[c] != TETRA_OK) continue;
-            bench_gemm_pin(state, k_configs[c].path, k_configs[c].tile_m, k_configs[c].splits);
-            samples[c][pass] = bench_time_calls(s, arm, state, a->samples);
-        }
     for (int c = 0; c < NCONF; c++)
-        if (r->st[c] == TETRA_OK && samples[c][0] > 0 && samples[c][1] > 0)
-            r->us[c] = 0.5 * (samples[c][0] + samples[c][1]);
-    /* the gate: fastest first; a configuration that fails it is never chosen */
-    r->pick = gated_fastest(arm, state, r, 1);
-    r->best = gated_fastest(arm, state, r, 0);
-    /* AUTO as the context dispatches now; for held-out shapes also under the new table */
-    bench_gemm_pin(state, TETRA_PATH_AUTO, 0, 0);
-    r->auto_us = bench_time_calls(s, arm, state, a->samples);
+        r->st[c] = bench_gemm_pin(state, k_configs[c].path, k_configs[c].tile_m, k_configs[c].splits);
+    for (int c = 0; c < NSLOTS; c++) samples[c][0] = samples[c][1] = NAN;
     if (scored) {
         const tetra_dispatch_entry *e = tetra_dispatch_lookup(scored, a->nvfp4, r->shape.m, r->shape.n, r->shape.k);
         for (int c = 0; e && c < NCONF; c++)
             if (same_config(&k_configs[c], e->path, e->tile_m, e->splits)) r->table_pick = c;
-        if (tetra_context_load_dispatch_table(s->env.ctx, a->out) == TETRA_OK) {
-            bench_gemm_pin(state, TETRA_PATH_AUTO, 0, 0);
-            r->table_us = bench_time_calls(s, arm, state, a->samples);
-        }
+        /* the new table loads (it was written and parsed before the held-out sweeps) */
+        table_ok = tetra_context_load_dispatch_table(s->env.ctx, a->out) == TETRA_OK;
         tetra_context_load_dispatch_table(s->env.ctx, NULL); /* back to the built-in table */
     }
+    for (int pass = 0; pass < 2; pass++)
+        for (int j = 0; j < NSLOTS; j++) {
+            const int c = pass ? NSLOTS - 1 - j : j;
+            if (c < NCONF) {
+                if (r->st[c] != TETRA_OK) continue;
+                bench_gemm_pin(state, k_configs[c].path, k_configs[c].tile_m, k_configs[c].splits);
+                samples[c][pass] = bench_time_calls(s, arm, state, a->samples);
+            } else if (c == SLOT_AUTO) {
+                bench_gemm_pin(state, TETRA_PATH_AUTO, 0, 0);
+                samples[c][pass] = bench_time_calls(s, arm, state, a->samples);
+            } else if (table_ok && tetra_context_load_dispatch_table(s->env.ctx, a->out) == TETRA_OK) {
+                bench_gemm_pin(state, TETRA_PATH_AUTO, 0, 0);
+                samples[c][pass] = bench_time_calls(s, arm, state, a->samples);
+                tetra_context_load_dispatch_table(s->env.ctx, NULL);
+            }
+        }
+    for (int c = 0; c < NCONF; c++)
+        if (r->st[c] == TETRA_OK && samples[c][0] > 0 && samples[c][1] > 0)
+            r->us[c] = 0.5 * (samples[c][0] + samples[c][1]);
+    if (samples[SLOT_AUTO][0] > 0 && samples[SLOT_AUTO][1] > 0)
+        r->auto_us = 0.5 * (samples[SLOT_AUTO][0] + samples[SLOT_AUTO][1]);
+    if (samples[SLOT_TABLE][0] > 0 && samples[SLOT_TABLE][1] > 0)
+        r->table_us = 0.5 * (samples[SLOT_TABLE][0] + samples[SLOT_TABLE][1]);
+    /* the gate: fastest first; a configuration that fails it is never chosen */
+    r->pick = gated_fastest(arm, state, r, 1);
+    r->best = gated_fastest(arm, state, r, 0);
     arm->teardown(state);
     return 0;
 }
@@ -462,7 +475,7 @@ int cmd_tune(int argc, char **argv) {
         bjw_int(&w, "driver", s.info.driver_version);
         bjw_str(&w, "activations", a.nvfp4 ? "nvfp4" : "bf16");
         bjw_str(&w, "table", a.out);
-        bjw_str(&w, "timing", "CUDA-graph replays, two passes (forward, backward), mean of the passes' medians");
+        bjw_str(&w, "timing", "CUDA-graph replays, two passes (forward, backward) over every configuration and AUTO (and AUTO with the new table on held-out shapes), mean of the passes' medians");
         bjw_str(&w, "fixed_config", config_name(fixed, b1, sizeof b1));
         if (held.n) {
             json_score(&w, "score_table", &score_table);
