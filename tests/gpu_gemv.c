@@ -12,7 +12,8 @@
  * K block costs (>= 1e-2).
  *
  * Also: poisoned outputs and untouched padding, sentinel guards, bit-identical repeated
- * runs, pinned split counts 2 / 3 / 8 (last-CTA and second-launch reduce), odd segment counts
+ * runs, pinned split counts 2 / 3 / 8 / 16 (last-CTA and second-launch reduce; the second
+ * launch also after the W4A4 staging pass and over several waves), odd segment counts
  * per split (1, 3, 5, 9, 11 segments; a split beginning at an odd segment), batch invariance
  * (M = 16 once, then each row alone with M = 1, memcmp), M = 17
  * refused with UNSUPPORTED, and one call through TETRA_PATH_AUTO.
@@ -696,6 +697,29 @@ int main(void) {
             {"tail K=176 fp16 M=16", 16, 129, 176, 1, H, LIN, LIN, F32, 0, 1.0f, 0, 0, G},
         };
         for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) run_case(ctx, &tails[i], seed++);
+    }
+    /* the split-K reduce kernel as the mma kernel's programmatic dependent (sm_90+, session
+     * 10), pinned so that it runs on any device: the W4A4 chain (host global scales: staging
+     * pass -> mma kernel -> reduce, each waiting on the one before) with L = 2 and with
+     * M <= 8, and a grid of several waves (1792 CTAs: the reduce may only be placed once the
+     * last wave has started). Each follows another problem in the workspace, so a reduce
+     * that read too early would read stale partials (another problem's). Last: the hash
+     * lines above stay main's. */
+    {
+        const struct {
+            int splits;
+            tcase c;
+        } pdl[] = {
+            {8, {"pdl W4A4 S=8 L=2", 9, 200, 2048, 2, F4, LIN, SWZ, BF, 0, 1.0f, 0, 0, G}},
+            {3, {"pdl W4A4 S=3 M=4 bias", 4, 300, 1152, 1, F4, SWZ, LIN, F32, 1 + TETRA_DTYPE_BF16, 0.5f, 0, 0, G}},
+            {16, {"pdl waves S=16 bf16", 1, 14336, 4096, 1, BF, SWZ, LIN, BF, 0, 1.0f, 0, 0, G}},
+        };
+        for (size_t i = 0; i < sizeof pdl / sizeof pdl[0]; i++) {
+            g_splits = pdl[i].splits;
+            if (i == 0) check_repeat(ctx, &pdl[i].c, seed++);
+            else run_case(ctx, &pdl[i].c, seed++);
+        }
+        g_splits = 0;
     }
     tetra_context_destroy(ctx);
     return tu_finish("gpu_gemv");

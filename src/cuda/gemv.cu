@@ -10,7 +10,8 @@
  *                      (padded to 8 or 16 with zeros) the narrow B operand. Split-K across
  *                      CTAs writes FP32 partials to the context workspace; with 2 splits
  *                      the last CTA of each row tile sums them in split order (one launch),
- *   gemv_splitk_reduce with more splits this second launch does, in the same order.
+ *   gemv_splitk_reduce with more splits this second launch does, in the same order (on
+ *                      sm_90+ a programmatic dependent of the mma kernel).
  *   gemv_nvfp4_scalar  one warp per (batch, weight row), scalar loads, FP32 FMAs: the
  *                      correct path for every problem the mma kernel cannot take.
  *
@@ -54,6 +55,14 @@
  * gemv-prepared-weights.md, session 8). */
 #ifndef TETRA_GEMV_HALF_SELECT
 #define TETRA_GEMV_HALF_SELECT 1
+#endif
+/* 1: on sm_90+ devices gemv_splitk_reduce is the mma kernel's programmatic dependent (the
+ * mma kernel triggers right after its ring prologue, the reduce waits before it touches
+ * memory), so its launch gap in a stream or graph overlaps the mma kernel; 0: an ordinary
+ * second launch (session 9). Same partials, same sums, same bits either way (notes:
+ * gemv.md, session 10; CMake: TETRA_GEMV_PDL_REDUCE). */
+#ifndef TETRA_GEMV_PDL_REDUCE
+#define TETRA_GEMV_PDL_REDUCE 1
 #endif
 
 namespace {
@@ -396,6 +405,15 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
     /* launched after the W4A4 staging pass (p.pdl): the weight ring above fills while
      * that pass writes X; nothing written by an earlier kernel is read before this */
     tetra_pdl_wait();
+#if TETRA_GEMV_PDL_REDUCE
+    /* gemv_splitk_reduce follows as a programmatic dependent: let it be scheduled now. It
+     * is placed only once every CTA of this grid has triggered (all are resident or done, so
+     * it takes no slot from a later wave) and reads nothing before this grid has completed.
+     * Grid-uniform; no trigger where no reduce follows, so no later kernel is released early
+     * by this one. Here rather than at the very top: same effect (the ring's prologue is a
+     * few hundred cycles), and the K loops' SASS stays main's (notes: gemv.md, session 10). */
+    if (p.splits > 1 && !p.counters) tetra_pdl_trigger();
+#endif
 
     /* The activations are loaded one segment ahead: dense X word by word (the raw words of
      * word q for segment s + 1 are loaded right after segment s's mma steps of word q, into
@@ -678,6 +696,12 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
  * as the last-CTA reduce, so both give the same bits. 8 independent loads in flight. */
 template <int XK>
 __global__ void __launch_bounds__(256) gemv_splitk_reduce(const gemv_params p) {
+    /* launched as the mma kernel's programmatic dependent (TETRA_GEMV_PDL_REDUCE): wait for
+     * its completion and memory flush before any load or store, in every thread (none
+     * leaves before it), so this grid also completes only after the mma kernel */
+#if TETRA_GEMV_PDL_REDUCE
+    tetra_pdl_wait();
+#endif
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t l = blockIdx.z;
     if (i >= (int64_t)p.m * p.n) return;
@@ -879,6 +903,25 @@ template <int XK, bool IL> int gemv_occupancy() {
     return occ;
 }
 
+/* Launch `kernel` as a programmatic dependent of the previous kernel on the stream
+ * (cudaLaunchAttributeProgrammaticStreamSerialization): it may be scheduled once that kernel
+ * has triggered (tetra_pdl_trigger) and calls tetra_pdl_wait before it touches anything
+ * that kernel reads or writes. Checked by the caller (TETRA_CUDA_TRY). */
+cudaError_t launch_dependent(void (*kernel)(gemv_params), dim3 grid, dim3 block, cudaStream_t stream,
+                             const gemv_params &prm) {
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, kernel, prm);
+}
+
 template <int XK, bool IL>
 tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     cudaStream_t stream = TETRA_STREAM(p);
@@ -914,26 +957,20 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     }
     prm.splits = (int)splits;
     dim3 grid((unsigned)tiles, (unsigned)splits, (unsigned)p->batch);
-    if (p->pdl) { /* a programmatic dependent of the staging pass (gemm_api.c) */
-        cudaLaunchConfig_t cfg = {};
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attr[0].val.programmaticStreamSerializationAllowed = 1;
-        cfg.gridDim = grid;
-        cfg.blockDim = dim3(GEMV_THREADS);
-        cfg.dynamicSmemBytes = 0;
-        cfg.stream = stream;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-        TETRA_CUDA_TRY(cudaLaunchKernelEx(&cfg, gemv_nvfp4_mma<XK, IL>, prm));
-    } else {
+    if (p->pdl) /* a programmatic dependent of the staging pass (gemm_api.c) */
+        TETRA_CUDA_TRY(launch_dependent(gemv_nvfp4_mma<XK, IL>, grid, dim3(GEMV_THREADS), stream, prm));
+    else
         gemv_nvfp4_mma<XK, IL><<<grid, GEMV_THREADS, 0, stream>>>(prm);
-    }
     TETRA_LAUNCH_CHECK();
     if (splits > 1 && !prm.counters) {
         const int64_t outs = (int64_t)p->m * p->n;
         dim3 rgrid((unsigned)((outs + 255) / 256), 1, (unsigned)p->batch);
-        gemv_splitk_reduce<XK><<<rgrid, 256, 0, stream>>>(prm);
+        /* sm_90+ only (griddepcontrol); the W4A4 chain stays ordered: staging pass -> mma
+         * kernel (waits on the pass) -> reduce (waits on the mma kernel) */
+        if (TETRA_GEMV_PDL_REDUCE && p->ctx->sm_major >= 9)
+            TETRA_CUDA_TRY(launch_dependent(gemv_splitk_reduce<XK>, rgrid, dim3(256), stream, prm));
+        else
+            gemv_splitk_reduce<XK><<<rgrid, 256, 0, stream>>>(prm);
         TETRA_LAUNCH_CHECK();
     }
     return TETRA_OK;
