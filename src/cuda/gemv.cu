@@ -922,6 +922,24 @@ cudaError_t launch_dependent(void (*kernel)(gemv_params), dim3 grid, dim3 block,
     return cudaLaunchKernelEx(&cfg, kernel, prm);
 }
 
+/* Whether `kernel`, as this device runs it, was compiled for sm_90 or later, i.e. holds the
+ * griddepcontrol wait/trigger that make a programmatic dependent launch safe. A binary
+ * without sm_90 code (sm_80 SASS, or compute_80 PTX JIT-compiled on a Hopper) has neither:
+ * its kernels are launched the ordinary way. Once per device and kernel. */
+template <typename Kernel> bool pdl_compiled(Kernel kernel, int dev) {
+    static std::atomic<unsigned long long> checked{0};
+    static bool ok[64];
+    if (tetra_done_on(checked, dev)) return ok[dev];
+    cudaFuncAttributes fa;
+    const bool r = cudaFuncGetAttributes(&fa, kernel) == cudaSuccess && fa.ptxVersion >= 90;
+    if (!r) cudaGetLastError(); /* a failed query only means: launch plainly */
+    if (dev >= 0 && dev < 64) {
+        ok[dev] = r;
+        tetra_mark_done(checked, dev);
+    }
+    return r;
+}
+
 template <int XK, bool IL>
 tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     cudaStream_t stream = TETRA_STREAM(p);
@@ -957,7 +975,7 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     }
     prm.splits = (int)splits;
     dim3 grid((unsigned)tiles, (unsigned)splits, (unsigned)p->batch);
-    if (p->pdl) /* a programmatic dependent of the staging pass (gemm_api.c) */
+    if (p->pdl && pdl_compiled(gemv_nvfp4_mma<XK, IL>, p->ctx->device)) /* a dependent of the staging pass (gemm_api.c) */
         TETRA_CUDA_TRY(launch_dependent(gemv_nvfp4_mma<XK, IL>, grid, dim3(GEMV_THREADS), stream, prm));
     else
         gemv_nvfp4_mma<XK, IL><<<grid, GEMV_THREADS, 0, stream>>>(prm);
@@ -967,7 +985,7 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
         dim3 rgrid((unsigned)((outs + 255) / 256), 1, (unsigned)p->batch);
         /* sm_90+ only (griddepcontrol); the W4A4 chain stays ordered: staging pass -> mma
          * kernel (waits on the pass) -> reduce (waits on the mma kernel) */
-        if (TETRA_GEMV_PDL_REDUCE && p->ctx->sm_major >= 9)
+        if (TETRA_GEMV_PDL_REDUCE && p->ctx->sm_major >= 9 && pdl_compiled(gemv_splitk_reduce<XK>, p->ctx->device))
             TETRA_CUDA_TRY(launch_dependent(gemv_splitk_reduce<XK>, rgrid, dim3(256), stream, prm));
         else
             gemv_splitk_reduce<XK><<<rgrid, 256, 0, stream>>>(prm);
