@@ -183,7 +183,7 @@ static int sweep(bench_session *s, const bench_arm *arm, const tune_args *a, tun
     void *state = NULL;
     char msg[512];
     double samples[NSLOTS][2];
-    int rc, table_ok = 0;
+    int rc;
     r->best = r->table_pick = -1;
     r->auto_us = r->table_us = NAN;
     r->gate_msg[0] = 0;
@@ -203,25 +203,23 @@ static int sweep(bench_session *s, const bench_arm *arm, const tune_args *a, tun
         const tetra_dispatch_entry *e = tetra_dispatch_lookup(scored, a->nvfp4, r->shape.m, r->shape.n, r->shape.k);
         for (int c = 0; e && c < NCONF; c++)
             if (same_config(&k_configs[c], e->path, e->tile_m, e->splits)) r->table_pick = c;
-        /* the new table loads (it was written and parsed before the held-out sweeps) */
-        table_ok = tetra_context_load_dispatch_table(s->env.ctx, a->out) == TETRA_OK;
-        tetra_context_load_dispatch_table(s->env.ctx, NULL); /* back to the built-in table */
     }
     for (int pass = 0; pass < 2; pass++)
         for (int j = 0; j < NSLOTS; j++) {
             const int c = pass ? NSLOTS - 1 - j : j;
+            int table = 0;
             if (c < NCONF) {
                 if (r->st[c] != TETRA_OK) continue;
                 bench_gemm_pin(state, k_configs[c].path, k_configs[c].tile_m, k_configs[c].splits);
-                samples[c][pass] = bench_time_calls(s, arm, state, a->samples);
-            } else if (c == SLOT_AUTO) {
+            } else {
+                /* AUTO; the table slot (held-out shapes only) with the new table loaded */
+                if (c == SLOT_TABLE && (!scored || tetra_context_load_dispatch_table(s->env.ctx, a->out) != TETRA_OK))
+                    continue;
+                table = c == SLOT_TABLE;
                 bench_gemm_pin(state, TETRA_PATH_AUTO, 0, 0);
-                samples[c][pass] = bench_time_calls(s, arm, state, a->samples);
-            } else if (table_ok && tetra_context_load_dispatch_table(s->env.ctx, a->out) == TETRA_OK) {
-                bench_gemm_pin(state, TETRA_PATH_AUTO, 0, 0);
-                samples[c][pass] = bench_time_calls(s, arm, state, a->samples);
-                tetra_context_load_dispatch_table(s->env.ctx, NULL);
             }
+            samples[c][pass] = bench_time_calls(s, arm, state, a->samples);
+            if (table) tetra_context_load_dispatch_table(s->env.ctx, NULL); /* back to the built-in table */
         }
     for (int c = 0; c < NCONF; c++)
         if (r->st[c] == TETRA_OK && samples[c][0] > 0 && samples[c][1] > 0)

@@ -983,9 +983,9 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     if (splits > 1 && !prm.counters) {
         const int64_t outs = (int64_t)p->m * p->n;
         dim3 rgrid((unsigned)((outs + 255) / 256), 1, (unsigned)p->batch);
-        /* sm_90+ only (griddepcontrol); the W4A4 chain stays ordered: staging pass -> mma
-         * kernel (waits on the pass) -> reduce (waits on the mma kernel) */
-        if (TETRA_GEMV_PDL_REDUCE && p->ctx->sm_major >= 9 && pdl_compiled(gemv_splitk_reduce<XK>, p->ctx->device))
+        /* sm_90+ code only (griddepcontrol; pdl_compiled); the W4A4 chain stays ordered:
+         * staging pass -> mma kernel (waits on the pass) -> reduce (waits on the mma kernel) */
+        if (TETRA_GEMV_PDL_REDUCE && pdl_compiled(gemv_splitk_reduce<XK>, p->ctx->device))
             TETRA_CUDA_TRY(launch_dependent(gemv_splitk_reduce<XK>, rgrid, dim3(256), stream, prm));
         else
             gemv_splitk_reduce<XK><<<rgrid, 256, 0, stream>>>(prm);
