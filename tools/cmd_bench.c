@@ -69,7 +69,11 @@ static void usage(FILE *f) {
         "  --seed S             input seed (default 1)\n"
         "  --scale-layout L     linear|swizzled NVFP4 scales for tetra arms (default swizzled)\n"
         "  --oracle-macs N      CPU oracle budget before rows are sampled (default 2^31)\n"
-        "  --out F              results JSON (written atomically)\n");
+        "  --out F              results JSON (written atomically)\n"
+        "\ninstrument knobs (environment, for grid sweeps; record them with the results):\n"
+        "  TETRA_BENCH_GEMV_SPLITS=S  the interleaved-W arms and probe-gemv-interleaved-copy pin\n"
+        "                             the GEMV to S splits instead of AUTO's rule\n"
+        "  TETRA_BENCH_READ_CTAS=C    mem-read-nvfp4 runs C CTAs of 512 threads per SM (default 4)\n");
 }
 
 /* Parse options shared by sweep, calibrate and the hidden row command. */

@@ -168,14 +168,14 @@ static int lt_call(gemm_state *s, int set, const cublasLtMatmulAlgo_t *algo) {
 
 /* src/cuda/gemv.cu: the interleaved-W GEMV's ring without dequantization or mma (an
  * instrument probe, not public API); returns a cudaError_t */
-int tetra_gemv_il_copy_probe(const void *w, int64_t n, int64_t k, int64_t batch, int sms, uint32_t never,
-                             uint32_t *sink, int *splits_out, void *stream);
+int tetra_gemv_il_copy_probe(const void *w, int64_t n, int64_t k, int64_t batch, int sms, int splits_pin,
+                             uint32_t never, uint32_t *sink, int *splits_out, void *stream);
 
 static int gemm_run_set(gemm_state *s, int i) {
     tetra_gemm_options o = tetra_gemm_options_default();
     if (s->il_copy_probe) /* sink: the output buffer, written only if the XOR hits `never` */
-        return tetra_gemv_il_copy_probe(s->b[i], s->n, s->k, s->l, s->env.sms, 0x9e3779b9u, (uint32_t *)s->d[i],
-                                        &s->probe_splits, s->env.stream);
+        return tetra_gemv_il_copy_probe(s->b[i], s->n, s->k, s->l, s->env.sms, s->splits, 0x9e3779b9u,
+                                        (uint32_t *)s->d[i], &s->probe_splits, s->env.stream);
     o.path = s->path;
     o.batch_invariant = s->batch_invariant;
     o.tile_m = s->tile_m;
@@ -808,9 +808,34 @@ static int setup_w4a16_batchinv(const bench_env *e, const bench_shape *sh, void 
 /* B prepared in TETRA_SCALE_INTERLEAVED_32X128 (AUTO: the GEMV for M <= 16; larger M is
  * refused, so the arm reports unsupported there); the W4A4 pair with X already NVFP4
  * (kernel) or quantized in the call (full call) */
+/* $TETRA_BENCH_GEMV_SPLITS = S (an instrument knob for grid sweeps): these arms and the copy
+ * probe pin the GEMV with S splits instead of AUTO's rule; -1 with a message if malformed */
+static int il_split_pin(int *splits, char *m, size_t l) {
+    const char *v = getenv("TETRA_BENCH_GEMV_SPLITS");
+    char *end;
+    long x;
+    *splits = 0;
+    if (!v) return 0;
+    x = strtol(v, &end, 10);
+    if (*v == '\0' || *end || x < 1 || x > 4096)
+        return bench_set_msg(m, l, "TETRA_BENCH_GEMV_SPLITS = '%s' is not an integer in [1, 4096]", v), -1;
+    *splits = (int)x;
+    return 0;
+}
+static int setup_il(gemm_kind kind, const bench_env *e, const bench_shape *sh, void **st, char *m, size_t l) {
+    int splits, rc;
+    if (il_split_pin(&splits, m, l)) return BENCH_ERROR;
+    rc = gemm_setup_b(kind, splits ? TETRA_PATH_GEMV : TETRA_PATH_AUTO, 1, e, sh, st, m, l);
+    if (rc == BENCH_OK && splits) {
+        gemm_state *s = (gemm_state *)*st;
+        s->splits = splits;
+        snprintf(s->note, sizeof s->note, "GEMV pinned to %d split(s) by TETRA_BENCH_GEMV_SPLITS", splits);
+    }
+    return rc;
+}
 #define SETUP_IL(name, kind)                                                                        \
     static int name(const bench_env *e, const bench_shape *s, void **st, char *m, size_t l) {      \
-        return gemm_setup_b(kind, TETRA_PATH_AUTO, 1, e, s, st, m, l);                             \
+        return setup_il(kind, e, s, st, m, l);                                                     \
     }
 SETUP_IL(setup_w4a16_il, K_TETRA_W4A16)
 SETUP_IL(setup_w4a4_il, K_TETRA_W4A4)
@@ -819,10 +844,13 @@ SETUP_IL(setup_w4a4_full_il, K_TETRA_W4A4_FULL)
  * kernel, no X, dequantization or mma): its GB/s beside the kernel's says which binds */
 static int setup_il_copy_probe(const bench_env *e, const bench_shape *sh, void **st, char *m, size_t l) {
     gemm_state *s;
-    int rc = gemm_setup_b(K_TETRA_W4A16, TETRA_PATH_AUTO, 1, e, sh, st, m, l);
+    int splits, rc;
+    if (il_split_pin(&splits, m, l)) return BENCH_ERROR;
+    rc = gemm_setup_b(K_TETRA_W4A16, TETRA_PATH_AUTO, 1, e, sh, st, m, l);
     if (rc != BENCH_OK) return rc;
     s = (gemm_state *)*st;
     s->il_copy_probe = 1;
+    s->splits = splits;
     if (gemm_run_set(s, 0) || cudaStreamSynchronize((cudaStream_t)e->stream)) {
         bench_set_msg(m, l, "copy probe: %s", cudaGetErrorString(cudaGetLastError()));
         gemm_teardown(s);

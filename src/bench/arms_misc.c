@@ -205,9 +205,12 @@ static const bench_arm arm_dequant = {"tetra-dequantize", "dequantize", "nvfp4-b
 /* ---------------------------------------------------------------- memory arms */
 
 /* mem-read streams a BF16 [N,K] matrix (n*k*2 bytes, the weight stream of a GEMV);
- * mem-copy copies one. The shape's M is ignored. */
+ * mem-copy copies one; mem-read-nvfp4 streams the bytes of the prepared NVFP4 weights of
+ * [N,K] x L (tetra_nvfp4_interleaved_bytes: what the decode GEMV reads besides X), the
+ * pure-read reference for a GEMV of the same shape, with $TETRA_BENCH_READ_CTAS CTAs of
+ * 512 threads per SM (default 4, the read ceiling's grid). The shape's M is ignored. */
 typedef struct {
-    int copy;
+    int copy, ctas_per_sm;
     bench_env env;
     int64_t bytes;
     int nsets, cur;
@@ -228,25 +231,40 @@ static int mem_run(void *p) {
     int i = s->cur;
     s->cur = (s->cur + 1) % s->nsets;
     if (s->copy) return bench_mem_copy(s->dst[i], s->src[i], s->bytes, s->env.sms, s->env.stream);
-    return bench_mem_read(s->src[i], s->bytes, 0x9e3779b9u, s->sink, s->env.sms, s->env.stream);
+    return bench_mem_read_grid(s->src[i], s->bytes, 0x9e3779b9u, s->sink, s->env.sms, s->ctas_per_sm,
+                               s->env.stream);
 }
-static int mem_setup(int copy, const bench_env *env, const bench_shape *sh, void **out, char *msg, size_t len) {
-    mem_state *s = (mem_state *)calloc(1, sizeof *s);
+/* mode 0 read, 1 copy, 2 read of the prepared NVFP4 bytes */
+static int mem_setup(int mode, const bench_env *env, const bench_shape *sh, void **out, char *msg, size_t len) {
+    mem_state *s;
     size_t per;
+    int ctas = 4;
+    const char *env_ctas = getenv("TETRA_BENCH_READ_CTAS");
     *out = NULL;
-    if (!s) return bench_set_msg(msg, len, "out of host memory"), BENCH_ERROR;
-    s->copy = copy;
+    if (mode == 2 && env_ctas) {
+        char *end;
+        long v = strtol(env_ctas, &end, 10);
+        if (*env_ctas == '\0' || *end || v < 1 || v > 64)
+            return bench_set_msg(msg, len, "TETRA_BENCH_READ_CTAS = '%s' is not an integer in [1, 64]", env_ctas),
+                   BENCH_ERROR;
+        ctas = (int)v;
+    }
+    if (!(s = (mem_state *)calloc(1, sizeof *s))) return bench_set_msg(msg, len, "out of host memory"), BENCH_ERROR;
+    s->copy = mode == 1;
+    s->ctas_per_sm = ctas;
     s->env = *env;
-    s->bytes = (sh->n * sh->k * 2 * sh->l) / 16 * 16;
+    s->bytes = mode == 2 ? (int64_t)tetra_nvfp4_interleaved_bytes(sh->n, sh->k) * sh->l / 16 * 16
+                         : (sh->n * sh->k * 2 * sh->l) / 16 * 16;
     if (s->bytes < 16) { free(s); return bench_set_msg(msg, len, "shape too small for the memory arm"), BENCH_ERROR; }
-    per = (size_t)s->bytes * (copy ? 2 : 1);
+    per = (size_t)s->bytes * (s->copy ? 2 : 1);
     if (!(s->nsets = bench_rotation_sets(env, per, MAX_SETS, msg, len))) {
         free(s);
         return BENCH_UNSUPPORTED;
     }
     if (cudaMalloc((void **)&s->sink, 16)) goto oom;
     for (int i = 0; i < s->nsets; i++) {
-        if (cudaMalloc(&s->src[i], (size_t)s->bytes) || (copy && cudaMalloc(&s->dst[i], (size_t)s->bytes))) goto oom;
+        if (cudaMalloc(&s->src[i], (size_t)s->bytes) || (s->copy && cudaMalloc(&s->dst[i], (size_t)s->bytes)))
+            goto oom;
         bench_fill_bf16((uint16_t *)s->src[i], s->bytes / 2, env->seed + (uint64_t)i, env->stream);
     }
     if (mem_run(s) || cudaStreamSynchronize((cudaStream_t)env->stream)) goto oom;
@@ -259,6 +277,10 @@ oom:
 }
 static int setup_read(const bench_env *e, const bench_shape *s, void **st, char *m, size_t l) { return mem_setup(0, e, s, st, m, l); }
 static int setup_copy(const bench_env *e, const bench_shape *s, void **st, char *m, size_t l) { return mem_setup(1, e, s, st, m, l); }
+static int setup_read_nvfp4(const bench_env *e, const bench_shape *s, void **st, char *m, size_t l) { return mem_setup(2, e, s, st, m, l); }
+static double read_nvfp4_bytes(const bench_shape *s) {
+    return (double)((int64_t)tetra_nvfp4_interleaved_bytes(s->n, s->k) * s->l / 16 * 16);
+}
 static double read_bytes(const bench_shape *s) { return (double)(s->n * s->k * 2 * s->l / 16 * 16); }
 static double copy_bytes(const bench_shape *s) { return 2.0 * (double)(s->n * s->k * 2 * s->l / 16 * 16); }
 
@@ -266,6 +288,8 @@ static const bench_arm arm_mem_read = {"mem-read", "mem", "read", "kernel", 0, s
     no_flops, read_bytes, 0, NULL};
 static const bench_arm arm_mem_copy = {"mem-copy", "mem", "copy", "kernel", 0, setup_copy, mem_run, NULL, mem_teardown,
     no_flops, copy_bytes, 1, NULL};
+static const bench_arm arm_mem_read_nvfp4 = {"mem-read-nvfp4", "mem", "read-nvfp4", "kernel", 0, setup_read_nvfp4,
+    mem_run, NULL, mem_teardown, no_flops, read_nvfp4_bytes, 0, NULL};
 
 /* ---------------------------------------------------------------- registry */
 
@@ -288,7 +312,7 @@ static const bench_arm *const g_arms[] = {
     &bench_arm_tetra_gemm_w4a4_interleaved, &bench_arm_tetra_gemm_w4a4_full_interleaved,
     &arm_quant, &arm_dequant,
     &bench_arm_lt_bf16, &bench_arm_lt_bf16_tuned, &bench_arm_lt_fp8, &bench_arm_lt_nvfp4,
-    &arm_mem_read, &arm_mem_copy,
+    &arm_mem_read, &arm_mem_copy, &arm_mem_read_nvfp4,
     &bench_arm_attn_tetra_bf16, &bench_arm_attn_tetra_bf16_c, &bench_arm_attn_tetra_f16, &bench_arm_attn_tetra_f16_c,
     &bench_arm_attn_port_bf16, &bench_arm_attn_port_bf16_c, &bench_arm_attn_port_f16, &bench_arm_attn_port_f16_c,
     &bench_arm_attn_dnn_bf16, &bench_arm_attn_dnn_bf16_c, &bench_arm_attn_dnn_f16, &bench_arm_attn_dnn_f16_c,

@@ -106,8 +106,14 @@ extern "C" int bench_nvfp4_to_bf16(const uint8_t *data, const uint8_t *scales, i
 
 extern "C" int bench_mem_read(const void *src, int64_t bytes, uint32_t never, uint32_t *sink, int sms,
                               void *stream) {
+    return bench_mem_read_grid(src, bytes, never, sink, sms, 4, stream);
+}
+
+extern "C" int bench_mem_read_grid(const void *src, int64_t bytes, uint32_t never, uint32_t *sink, int sms,
+                                   int ctas_per_sm, void *stream) {
     int64_t n = bytes / 16;
-    mem_read_kernel<<<grid_for(n, 512, 4 * (sms > 0 ? sms : 1)), 512, 0, (cudaStream_t)stream>>>(
+    if (ctas_per_sm < 1 || ctas_per_sm > 64) return (int)cudaErrorInvalidValue;
+    mem_read_kernel<<<grid_for(n, 512, ctas_per_sm * (sms > 0 ? sms : 1)), 512, 0, (cudaStream_t)stream>>>(
         (const uint4 *)src, n, never, sink);
     return (int)cudaGetLastError();
 }

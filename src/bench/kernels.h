@@ -23,6 +23,10 @@ int bench_nvfp4_to_bf16(const uint8_t *data, const uint8_t *scales, int64_t rows
 /* Read `bytes` (multiple of 16) with 16-byte loads; writes one word to sink only if the
  * XOR of everything read equals `never` (keeps the loads alive). */
 int bench_mem_read(const void *src, int64_t bytes, uint32_t never, uint32_t *sink, int sms, void *stream);
+/* the same read with ctas_per_sm CTAs of 512 threads per SM (at most one per 16 bytes;
+ * bench_mem_read uses 4): the grid-shape probe of mem-read-nvfp4 */
+int bench_mem_read_grid(const void *src, int64_t bytes, uint32_t never, uint32_t *sink, int sms, int ctas_per_sm,
+                        void *stream);
 /* dst = src, 16-byte loads and stores. */
 int bench_mem_copy(void *dst, const void *src, int64_t bytes, int sms, void *stream);
 

@@ -1101,16 +1101,19 @@ extern "C" tetra_status tetra_launch_gemv(const tetra_gemm_problem *p) {
 
 /* The copy-only probe on an interleaved W of `batch` x [n, k] (tetra_convert_weights'
  * output, batch stride tetra_nvfp4_interleaved_bytes), with the grid the BF16-X kernel gets
- * under its automatic split rule; *splits_out receives the split count. For the instrument
- * (src/bench/arms_gemm.c), not a public entry point. Returns a cudaError_t. */
+ * under its automatic split rule, or splits_pin splits (1..segments; 0 = the rule);
+ * *splits_out receives the split count. For the instrument (src/bench/arms_gemm.c), not a
+ * public entry point. Returns a cudaError_t. */
 extern "C" int tetra_gemv_il_copy_probe(const void *w, int64_t n, int64_t k, int64_t batch, int sms,
-                                        uint32_t never, uint32_t *sink, int *splits_out, void *stream) {
-    if (n < 1 || k < 16 || k % 16 || k > ((int64_t)1 << 30) || batch < 1 || sms < 1)
+                                        int splits_pin, uint32_t never, uint32_t *sink, int *splits_out,
+                                        void *stream) {
+    if (n < 1 || k < 16 || k % 16 || k > ((int64_t)1 << 30) || batch < 1 || sms < 1 || splits_pin < 0)
         return (int)cudaErrorInvalidValue;
     const int occ = gemv_occupancy<X_BF16, true>();
     const int nseg = (int)tetra_il_segments(k);
     const int64_t tiles = (n + GEMV_ROWS_PER_CTA - 1) / GEMV_ROWS_PER_CTA;
-    const int64_t splits = gemv_auto_splits(nseg, tiles, batch, sms, occ);
+    if (splits_pin > nseg) return (int)cudaErrorInvalidValue;
+    const int64_t splits = splits_pin ? splits_pin : gemv_auto_splits(nseg, tiles, batch, sms, occ);
     if (splits_out) *splits_out = (int)splits;
     /* the probe needs fewer registers: unused dynamic shared memory holds it to the
      * kernel's CTAs per SM, so the grid lands on the SMs as the kernel's does */
