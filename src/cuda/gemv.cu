@@ -64,6 +64,11 @@
 #ifndef TETRA_GEMV_PDL_REDUCE
 #define TETRA_GEMV_PDL_REDUCE 1
 #endif
+/* the split rule's minimum segments per split where the grid stays >= one CTA per SM
+ * (gemv_auto_splits; notes: gemv.md, session 11; CMake: TETRA_GEMV_LONG_SPLIT_SEGS) */
+#ifndef TETRA_GEMV_LONG_SPLIT_SEGS
+#define TETRA_GEMV_LONG_SPLIT_SEGS 0
+#endif
 
 namespace {
 
@@ -886,6 +891,15 @@ int64_t gemv_auto_splits(int64_t nseg, int64_t tiles, int64_t batch, int sms, in
      * data; 2.5-7.0% in session 6's cross-build A/B, notes: gemv.md). */
     const int64_t cap = nseg / 3 > 8 ? nseg / 3 : 8;
     if (splits > cap) splits = cap;
+    /* Long splits where the grid still covers every SM: at least TETRA_GEMV_LONG_SPLIT_SEGS
+     * segments per split when that leaves >= one CTA per SM. At the 33 MB decode shapes
+     * fewer, longer CTAs streamed faster than one full wave of short ones (run 47: 14336x4096
+     * 3 splits 3.4% and 4096x14336 8 splits 5% faster than the 4 / 16 this rule gave; each
+     * warp's ring fill and drain is paid per split). 0: off (session 10's rule). */
+#if TETRA_GEMV_LONG_SPLIT_SEGS > 0
+    const int64_t s_long = nseg / TETRA_GEMV_LONG_SPLIT_SEGS;
+    if (s_long >= 1 && s_long < splits && s_long * tiles * batch >= sms) splits = s_long;
+#endif
     const int64_t longest = (nseg + splits - 1) / splits;
     return (nseg + longest - 1) / longest;
 }
