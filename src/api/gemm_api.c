@@ -9,7 +9,8 @@
  * the heuristics take over if that path refuses the problem. A launcher that cannot take
  * a problem returns TETRA_ERR_UNSUPPORTED and the next one is tried; the reference kernel
  * takes everything, so AUTO never fails for a valid problem. Prepared (interleaved) weights
- * take the same route restricted to the GEMV and the reference kernel. */
+ * take the same route restricted to the GEMV and the reference kernel; TETRA_PATH_SKINNY
+ * (prepared weights, M <= 64, sm_90a) runs only when pinned. */
 #include <math.h>
 
 #include "../core/internal.h"
@@ -129,7 +130,7 @@ static tetra_status check_gemm(tetra_context *ctx, const tetra_matrix *a, const 
             return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "opts.bias is misaligned");
         if ((st = tetra_check_device_ptr(o->bias, "opts.bias")) != TETRA_OK) return st;
     }
-    if (o->path < TETRA_PATH_AUTO || o->path > TETRA_PATH_WGMMA_T)
+    if (o->path < TETRA_PATH_AUTO || o->path > TETRA_PATH_SKINNY)
         return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "opts.path %d is not a tetra_gemm_path",
                           (int)o->path);
     if (o->batch_invariant != 0 && o->batch_invariant != 1)
@@ -184,9 +185,10 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
     if (il && (o.path == TETRA_PATH_MMA_SYNC || o.path == TETRA_PATH_WGMMA || o.path == TETRA_PATH_WGMMA_T ||
                o.batch_invariant || (o.path == TETRA_PATH_AUTO && p.m > 16)))
         return tetra_fail(TETRA_ERR_UNSUPPORTED,
-                          "b: interleaved weights are read by the GEMV path only (M <= 16, batch_invariant "
-                          "0; here path %d, M = %lld, batch_invariant %d); tetra_convert_weights back to a "
-                          "standard layout for larger M", (int)o.path, (long long)p.m, o.batch_invariant);
+                          "b: interleaved weights are read by the GEMV path (M <= 16) and a pinned SKINNY "
+                          "path (M <= 64) only, batch_invariant 0; here path %d, M = %lld, batch_invariant "
+                          "%d; tetra_convert_weights back to a standard layout for larger M",
+                          (int)o.path, (long long)p.m, o.batch_invariant);
 
     switch (o.path) {
     case TETRA_PATH_REFERENCE:
@@ -197,6 +199,8 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
     case TETRA_PATH_MMA_SYNC: return tetra_launch_gemm_mma(&p);
     case TETRA_PATH_WGMMA: return launch_wgmma(&p);
     case TETRA_PATH_WGMMA_T: return launch_wgmma_t(&p);
+    /* pinned only: AUTO does not choose it (docs/notes/skinny-gemm.md, session 11) */
+    case TETRA_PATH_SKINNY: return tetra_launch_gemm_skinny(&p);
     default: break;
     }
     if (ctx->dispatch && !p.batch_invariant) {

@@ -530,6 +530,7 @@ static int gemm_setup_b(gemm_kind kind, tetra_gemm_path path, int interleaved, c
         snprintf(s->note, sizeof s->note, "tetra_gemm %s, %s scales",
                  path == TETRA_PATH_MMA_SYNC ? "path MMA_SYNC" : path == TETRA_PATH_WGMMA ? "path WGMMA"
                  : path == TETRA_PATH_WGMMA_T                               ? "path WGMMA_T"
+                 : path == TETRA_PATH_SKINNY                                ? "path SKINNY"
                                                                              : "AUTO",
                  s->interleaved ? "interleaved-32x128 (prepared from swizzled/linear)"
                  : s->layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled-128x4");
@@ -840,6 +841,11 @@ static int setup_il(gemm_kind kind, const bench_env *e, const bench_shape *sh, v
 SETUP_IL(setup_w4a16_il, K_TETRA_W4A16)
 SETUP_IL(setup_w4a4_il, K_TETRA_W4A4)
 SETUP_IL(setup_w4a4_full_il, K_TETRA_W4A4_FULL)
+/* the skinny-M wgmma GEMM (M <= 64, sm_90a): B prepared once as above, path pinned SKINNY
+ * (AUTO does not choose it); gated against the reference kernel like the others */
+static int setup_w4a16_skinny(const bench_env *e, const bench_shape *s, void **st, char *m, size_t l) {
+    return gemm_setup_b(K_TETRA_W4A16, TETRA_PATH_SKINNY, 1, e, s, st, m, l);
+}
 /* the copy-only probe of the interleaved GEMV's ring (same grid, ring and copies as the BF16
  * kernel, no X, dequantization or mma): its GB/s beside the kernel's says which binds */
 static int setup_il_copy_probe(const bench_env *e, const bench_shape *sh, void **st, char *m, size_t l) {
@@ -888,6 +894,8 @@ const bench_arm bench_arm_tetra_gemm_batchinv = {"tetra-gemm-batchinv", "gemm", 
     setup_w4a16_batchinv, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_gemv_interleaved = {"tetra-gemm-gemv-interleaved", "gemm", "w4a16", "kernel",
     0, setup_w4a16_il, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16_il, 0, gemm_describe};
+const bench_arm bench_arm_tetra_gemm_skinny = {"tetra-gemm-skinny", "gemm", "w4a16", "kernel", 0,
+    setup_w4a16_skinny, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16_il, 0, gemm_describe};
 const bench_arm bench_arm_probe_gemv_il_copy = {"probe-gemv-interleaved-copy", "mem", "interleaved-copy", "kernel", 0,
     setup_il_copy_probe, gemm_run, NULL, gemm_teardown, probe_flops, bytes_il_blocks, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_w4a4 = {"tetra-gemm-w4a4", "gemm", "w4a4", "kernel", 0, setup_w4a4, gemm_run,

@@ -35,6 +35,8 @@ tetra_status tetra_launch_gemm_mma(const tetra_gemm_problem *p);
 tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p);
 /* src/cuda/gemm_sm90.cu: the transposed product D^T = B A^T, dequantized B in registers (sm_90a) */
 tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p);
+/* src/cuda/skinny_sm90.cu: skinny-M GEMM (M <= 64), prepared weights, wgmma (sm_90a) */
+tetra_status tetra_launch_gemm_skinny(const tetra_gemm_problem *p);
 
 /* src/cuda/attention.cu */
 tetra_status tetra_launch_attention(tetra_context *ctx, const tetra_attention_args *args);

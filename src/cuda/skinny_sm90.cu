@@ -1,0 +1,566 @@
+/*
+ * skinny_sm90.cu - the skinny-M Hopper GEMM "(c')" (TETRA_PATH_SKINNY, pinned only):
+ * Y[M,N] = alpha * X[M,K] * W[N,K]^T (+ bias[N]) for M <= 64, W NVFP4 in the prepared
+ * layout TETRA_SCALE_INTERLEAVED_32X128, X BF16/FP16, Y FP32/FP16/BF16, batched over L.
+ * Notes, numbers and the prediction: docs/notes/skinny-gemm.md, "(c') rebuilt, session 11".
+ *
+ * The GEMV's prepared-weights data path (gemv.cu) feeding wgmma's register A operand:
+ *   - CTA = 2 warpgroups = 8 warps = 256 weight rows x 64 tokens; no producer warp.
+ *     Each warp streams its 32 rows (one interleaved block per 128-K segment) through its
+ *     own 4-stage cp.async ring exactly as the GEMV does (lane (g, t) owns rows g + 8i,
+ *     K [32t, 32t + 32) of the segment; each lane reads back only what it copied).
+ *   - Per segment and word q (K 32t + 8q .. + 7 of each row) a lane dequantizes its four
+ *     rows into wd[4][4] (dequant_word: pairs (n_j, n_j+4)); these are the A fragments of
+ *     two k16 steps (q, 0) and (q, 2) for the warp's two 16-row tiles. The four warps of a
+ *     warpgroup issue 2 x 2 wgmma.m64n64k16 RS per q (A tile `at` of each warp = one m64
+ *     operand), one commit group per q, wait_group 1: word q + 1 is dequantized while the
+ *     wgmmas of q run. wgmma row 16w + j of operand `at` is weight row 32w + 16at + j.
+ *   - X (the B operand, 64 tokens x 128 K per segment) is staged once per CTA per segment by
+ *     all 256 threads into shared memory, in the K order the dequantization produces (step
+ *     (q, a) logical k 8hi + 2t + d <-> physical K 32t + 8q + a + hi + 4d) and in the
+ *     128B-swizzled K-major layout a wgmma descriptor reads (two 64-token x 64-K subtiles of
+ *     8 KiB per segment). Three buffers: the buffer written during segment s was last read
+ *     in segment s - 2, whose wgmmas every warpgroup retired before the barrier that ended
+ *     segment s - 1. Tokens >= M are written as zeros, never read from X.
+ *   - Split-K (a rule of N, K, L and the SM count only, never M): FP32 partials in the
+ *     context workspace ([L][S][64][N]) and skinny_splitk_reduce sums them in split order.
+ *   - Epilogue as the GEMV's (gemv_store: (v * 2^p) * alpha * gB + bias, one rounding); a
+ *     row flagged in the layout (NaN scale code) is NaN.
+ * Batch invariance: nothing depends on M except which token rows are zero and which outputs
+ * are stored; each output column of a wgmma depends on its own B column only.
+ * sm_90a only (TETRA_SM90_DEVICE); other targets compile an empty body and the launcher
+ * returns TETRA_ERR_UNSUPPORTED.
+ * Small device helpers are duplicated from gemv.cu / gemm_sm90.cu (those files are not
+ * touched, so their SASS is unchanged).
+ */
+#include "common.cuh"
+#include "launch.h"
+
+#include <stdint.h>
+
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 900) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define TETRA_SM90_DEVICE 1
+#else
+#define TETRA_SM90_DEVICE 0
+#endif
+
+namespace {
+
+enum {
+    SK_WARPS = 8,
+    SK_THREADS = SK_WARPS * TETRA_WARP,
+    SK_ROWS = SK_WARPS * 32, /* weight rows per CTA */
+    SK_BT = 64,              /* tokens per CTA */
+    SK_SEG_K = 128,
+    SK_STAGES = 4,            /* W ring depth per warp (the GEMV's) */
+    SK_STAGE_BYTES = 2560,    /* the GEMV's gemv_stage: 4 x 512 B nibbles + 512 B scale slots */
+    SK_XBUF = 3,              /* X buffers */
+    SK_XSUB_BYTES = SK_BT * 128, /* one 64-token x 64-K subtile, 8 KiB */
+    SK_XBUF_BYTES = 2 * SK_XSUB_BYTES,
+    SK_OFF_X = 0,
+    SK_OFF_RING = SK_XBUF * SK_XBUF_BYTES,
+    SK_SMEM_BYTES = SK_OFF_RING + SK_WARPS * SK_STAGES * SK_STAGE_BYTES + 1024 /* alignment slack */,
+    SK_MAX_SPLITS = 64
+};
+
+struct skinny_params {
+    const uint8_t *w;
+    int64_t w_batch_bytes, w_flags_off;
+    int64_t rows_pad; /* rows present in the layout: N rounded up to 128 */
+    const uint8_t *x;
+    int64_t x_row_bytes, x_batch_bytes;
+    void *y;
+    int64_t y_ld, y_batch; /* elements */
+    tetra_dtype y_dtype;
+    const void *bias;
+    tetra_dtype bias_dtype;
+    float alpha;
+    const float *gb;
+    float *partial; /* [L][splits][64][N] FP32 when splits > 1 */
+    int splits, m, nseg;
+    int64_t n, k;
+};
+
+/* Set in each device image: 1 only where the kernel body is real (sm_90a). */
+__device__ int g_skinny_kernel_built = TETRA_SM90_DEVICE;
+
+/* BF16 operands carry 2^-7 (dequant_bf16), FP16 weights 2^-14 (dequant_fp16) */
+template <bool BF16> struct sk_pow2 { static constexpr float v = BF16 ? 128.0f : 16384.0f; };
+
+/* gemv.cu's gemv_store: y = (v * pow2) * (alpha * gb) + bias, rounded once */
+__device__ __forceinline__ void sk_store(const skinny_params &p, int64_t l, int m, int64_t n, float v, float pow2) {
+    float y = (v * pow2) * tetra_gemm_scale(p.alpha, nullptr, p.gb);
+    if (p.bias) y += tetra_load_dense(p.bias, n, p.bias_dtype);
+    tetra_store_dense(p.y, l * p.y_batch + (int64_t)m * p.y_ld + n, p.y_dtype, y);
+}
+
+#if TETRA_SM90_DEVICE
+/* ---- from gemv.cu (duplicated) */
+__device__ __forceinline__ uint32_t sk_mul_f16x2(uint32_t a, uint32_t b) {
+    uint32_t d;
+    asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    return d;
+}
+__device__ __forceinline__ uint32_t sk_mul_bf16x2(uint32_t a, uint32_t b) {
+    uint32_t d;
+    asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(0x80008000u));
+    return d;
+}
+__device__ __forceinline__ uint32_t sk_prmt(uint32_t a, uint32_t b, uint32_t sel) {
+    uint32_t r;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(sel));
+    return r;
+}
+/* (h, h) from half H of v, as a 16-bit broadcast ptxas folds into the multiply */
+template <int H> __device__ __forceinline__ uint32_t sk_half_bcast(uint32_t v) {
+    uint32_t r;
+    if (H == 0)
+        asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {lo, lo};\n}" : "=r"(r) : "r"(v));
+    else
+        asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {hi, hi};\n}" : "=r"(r) : "r"(v));
+    return r;
+}
+template <bool BF16> __device__ __forceinline__ uint32_t sk_scale_pair2(uint32_t sp) {
+    if (BF16) return sk_mul_bf16x2(sk_mul_bf16x2(sp << 4, 0x7B807B80u), 0x7B007B00u);
+    return sk_mul_f16x2(sp << 7, 0x5C005C00u);
+}
+__device__ __forceinline__ void sk_dequant_bf16(uint32_t w, uint32_t s2, uint32_t out[4]) {
+    const uint32_t keep = 0x81C081C0u;
+    const uint32_t w8 = w >> 8;
+    out[0] = sk_mul_bf16x2(((w & 0x000F000Fu) * 0x1040u) & keep, s2);
+    out[1] = sk_mul_bf16x2(((w & 0x00F000F0u) * 0x104u) & keep, s2);
+    out[2] = sk_mul_bf16x2(((w8 & 0x000F000Fu) * 0x1040u) & keep, s2);
+    out[3] = sk_mul_bf16x2(((w8 & 0x00F000F0u) * 0x104u) & keep, s2);
+}
+__device__ __forceinline__ void sk_dequant_fp16(uint32_t w, uint32_t s2, uint32_t out[4]) {
+    const uint32_t keep = 0x8E008E00u;
+    const uint32_t e = w & 0x0F0F0F0Fu, o = (w >> 4) & 0x0F0F0F0Fu;
+    out[0] = sk_mul_f16x2(((e << 9) | (e << 12)) & keep, s2);
+    out[1] = sk_mul_f16x2(((o << 9) | (o << 12)) & keep, s2);
+    out[2] = sk_mul_f16x2(((e << 1) | (e << 4)) & keep, s2);
+    out[3] = sk_mul_f16x2(((o << 1) | (o << 4)) & keep, s2);
+}
+template <bool BF16> __device__ __forceinline__ void sk_dequant_word(uint32_t w, uint32_t s2, uint32_t out[4]) {
+    if (BF16) sk_dequant_bf16(w, s2, out);
+    else sk_dequant_fp16(w, s2, out);
+}
+__device__ __forceinline__ uint32_t sk_word_of(const uint4 &v, int q) {
+    return q == 0 ? v.x : q == 1 ? v.y : q == 2 ? v.z : v.w;
+}
+__device__ __forceinline__ void sk_cp_async16(uint32_t dst, const void *src) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void sk_cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N> __device__ __forceinline__ void sk_cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+__device__ __forceinline__ uint32_t sk_smem_u32(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
+__device__ __forceinline__ uint4 sk_lds128(uint32_t a) {
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a));
+    return v;
+}
+__device__ __forceinline__ uint2 sk_lds64(uint32_t a) {
+    uint2 v;
+    asm volatile("ld.shared.v2.u32 {%0,%1}, [%2];\n" : "=r"(v.x), "=r"(v.y) : "r"(a));
+    return v;
+}
+__device__ __forceinline__ void sk_sts128(uint32_t a, uint32_t x, uint32_t y, uint32_t z, uint32_t w) {
+    asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"r"(a), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
+}
+
+/* ---- from gemm_sm90.cu (duplicated): wgmma */
+/* K-major 128B-swizzled tile descriptor: start address / 16 in the low word; stride between
+ * 8-row groups 1024 bytes and SWIZZLE_128B in the constant high word */
+enum : uint32_t { SK_DESC_HI = (1024 >> 4) | (1u << 30) };
+__device__ __forceinline__ uint64_t sk_desc(uint32_t smem_addr) {
+    return (uint64_t)SK_DESC_HI << 32 | ((smem_addr & 0x3FFFFu) >> 4);
+}
+__device__ __forceinline__ void sk_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void sk_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void sk_wgmma_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+template <int NACC> __device__ __forceinline__ void sk_acc_fence(float *d) {
+#pragma unroll
+    for (int i = 0; i < NACC; i++) asm volatile("" : "+f"(d[i]));
+}
+#define SK_WGMMA_N64_REGS \
+        "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"\
+        "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
+#define SK_WGMMA_N64_OPS \
+          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+#define SK_WGMMA_RS_N64(TYPE)                                                                          \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                                           \
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE " "                        \
+                 "{" SK_WGMMA_N64_REGS "}, {%32,%33,%34,%35}, %36, p, 1, 1, 0;\n}\n"                    \
+                 : SK_WGMMA_N64_OPS                                                                     \
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc_b), "r"(1))
+/* m64n64k16, A (this thread's fragment: rows g, g + 8 of its warp's 16; k 2t.., 2t+8..)
+ * from registers, B from shared memory */
+template <bool BF16>
+__device__ __forceinline__ void sk_wgmma_rs(float *d, uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+                                            uint64_t desc_b) {
+    if constexpr (BF16) SK_WGMMA_RS_N64("bf16");
+    else SK_WGMMA_RS_N64("f16");
+}
+#endif /* TETRA_SM90_DEVICE */
+
+/*
+ * The kernel. blockIdx.x: 256-row tile; blockIdx.y: split of K (contiguous segments);
+ * blockIdx.z: batch. Warp w (warpgroup w / 4) owns rows 32w .. 32w + 31 of the tile.
+ */
+template <bool BF16>
+__global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinny_params p) {
+#if TETRA_SM90_DEVICE
+    extern __shared__ uint8_t smem_raw[];
+    const uint32_t sb = (sk_smem_u32(smem_raw) + 1023u) & ~1023u;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, wg = warp >> 2;
+    const int g = lane >> 2, t = lane & 3;
+    const int64_t l = blockIdx.z;
+    const int split = blockIdx.y;
+    const int64_t tile0 = (int64_t)blockIdx.x * SK_ROWS;
+    const int64_t r0 = tile0 + warp * 32;
+    const int seg_begin = (int)((int64_t)split * p.nseg / p.splits);
+    const int seg_end = (int)((int64_t)(split + 1) * p.nseg / p.splits);
+    const int nseg = seg_end - seg_begin;
+    /* a warpgroup past the layout's rows (N padded to 128, the tile is 256) loads nothing:
+     * its ring is zeroed and its outputs are past N */
+    const bool active = tile0 + 128 * wg < p.rows_pad;
+
+    /* ---- W ring (gemv.cu's interleaved-W issue: 4 x 512 contiguous bytes per warp
+     * instruction, then the lane pair's 16 scale bytes into the lane's own slot) */
+    const uint32_t ring = sb + SK_OFF_RING + (uint32_t)warp * (SK_STAGES * SK_STAGE_BYTES);
+    const uint32_t ring_lane = ring + 16 * lane;
+    const uint8_t *ilsrc = p.w + l * p.w_batch_bytes +
+                           ((r0 / TETRA_IL_ROWS) * p.nseg + seg_begin) * (int64_t)TETRA_IL_BLOCK_BYTES + 16 * lane;
+    const int il_soff = TETRA_IL_SCALE_OFF + 16 * (lane >> 1) - 16 * lane;
+    auto issue = [&](int slot) {
+        const uint32_t base = ring_lane + (uint32_t)slot * SK_STAGE_BYTES;
+#pragma unroll
+        for (int i = 0; i < 4; i++) sk_cp_async16(base + i * 512, ilsrc + 512 * i);
+        sk_cp_async16(base + 2048, ilsrc + il_soff);
+        ilsrc += TETRA_IL_BLOCK_BYTES;
+    };
+    if (active) {
+#pragma unroll
+        for (int j = 0; j < SK_STAGES - 1; j++) {
+            if (j < nseg) issue(j);
+            sk_cp_async_commit();
+        }
+    } else {
+        /* zeros in every slot this lane reads (its own 16-byte slots) */
+#pragma unroll
+        for (int s = 0; s < SK_STAGES; s++)
+#pragma unroll
+            for (int i = 0; i < 5; i++) sk_sts128(ring_lane + s * SK_STAGE_BYTES + i * 512, 0u, 0u, 0u, 0u);
+    }
+
+    /* ---- X staging: thread (warp w, lane) handles token 8w + lane % 8 and word q = lane / 8:
+     * the four 16-byte X words at K 32tt + 8q (tt = 0..3) of the segment; from them the four
+     * 16-byte chunks (step (q, a), half hi) = pairs f[tt][a + hi], tt = 0..3 */
+    const int xtok = 8 * warp + (lane & 7), xq = lane >> 3;
+    const bool xon = xtok < p.m;
+    const uint8_t *xsrc = p.x + l * p.x_batch_bytes + (int64_t)(xon ? xtok : 0) * p.x_row_bytes +
+                          (int64_t)seg_begin * 256 + 16 * xq;
+    /* K of this thread's word tt = 0 in segment seg_begin; words at or past K stay zero */
+    int64_t xk = (int64_t)seg_begin * SK_SEG_K + 8 * xq;
+    uint4 xr[4];
+    auto load_x = [&]() {
+#pragma unroll
+        for (int tt = 0; tt < 4; tt++)
+            xr[tt] = xon && xk + 32 * tt < p.k ? __ldg((const uint4 *)(xsrc + 64 * tt)) : make_uint4(0u, 0u, 0u, 0u);
+        xsrc += 256;
+        xk += SK_SEG_K;
+    };
+    /* byte offset of this thread's chunks in a buffer: subtile q / 2, row xtok, chunk
+     * c = 4 (q % 2) + 2 (a / 2) + hi, swizzled by xtok % 8 */
+    const uint32_t xst_row = (uint32_t)(xq >> 1) * SK_XSUB_BYTES + (uint32_t)xtok * 128;
+    const uint32_t xsw = (uint32_t)(xtok & 7), xc0 = 4u * (uint32_t)(xq & 1);
+    auto store_x = [&](uint32_t buf) {
+        uint32_t f[4][4];
+#pragma unroll
+        for (int tt = 0; tt < 4; tt++) {
+            const uint4 v = xr[tt];
+            f[tt][0] = sk_prmt(v.x, v.z, 0x5410u); /* (x0, x4) */
+            f[tt][1] = sk_prmt(v.x, v.z, 0x7632u); /* (x1, x5) */
+            f[tt][2] = sk_prmt(v.y, v.w, 0x5410u); /* (x2, x6) */
+            f[tt][3] = sk_prmt(v.y, v.w, 0x7632u); /* (x3, x7) */
+        }
+        const uint32_t base = buf + xst_row;
+#pragma unroll
+        for (int j = 0; j < 4; j++) { /* j = a + hi: a = 2 (j / 2), hi = j % 2; chunk xc0 + j */
+            sk_sts128(base + (((xc0 + (uint32_t)j) ^ xsw) << 4), f[0][j], f[1][j], f[2][j], f[3][j]);
+        }
+    };
+    const uint32_t xbase = sb + SK_OFF_X;
+    /* segment seg_begin's X into buffer 0 */
+    load_x();
+    store_x(xbase);
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
+
+    float acc0[32], acc1[32];
+#pragma unroll
+    for (int i = 0; i < 32; i++) acc0[i] = acc1[i] = 0.0f;
+
+    int slot = 0;
+    uint32_t xb_cur = 0, xb_next = 1; /* buffer indices */
+    for (int s = 0; s < nseg; s++) {
+        const bool more = s + 1 < nseg; /* CTA-uniform */
+        if (more) load_x();
+        sk_cp_async_wait<SK_STAGES - 2>(); /* this segment's W copies have landed */
+        const uint32_t st = ring_lane + (uint32_t)slot * SK_STAGE_BYTES;
+        uint4 wraw[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++) wraw[i] = sk_lds128(st + i * 512);
+        /* the lane's 8 bytes of its pair's 16: rows 0, 1 in .x, rows 2, 3 in .y */
+        const uint2 sv = sk_lds64(ring + 2048 + 16 * lane + 8 * (lane & 1) + (uint32_t)slot * SK_STAGE_BYTES);
+        if (active) {
+            const int refill = slot == 0 ? SK_STAGES - 1 : slot - 1;
+            if (s + SK_STAGES - 1 < nseg) issue(refill);
+            sk_cp_async_commit();
+        }
+        slot = slot == SK_STAGES - 1 ? 0 : slot + 1;
+        uint32_t s2[4][2];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const uint32_t sp = sk_scale_pair2<BF16>(sk_prmt((i < 2) ? sv.x : sv.y, 0u, (i & 1) ? 0x4342u : 0x4140u));
+            s2[i][0] = sk_half_bcast<0>(sp);
+            s2[i][1] = sk_half_bcast<1>(sp);
+        }
+        const uint32_t xb = xbase + xb_cur * SK_XBUF_BYTES;
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            uint32_t wd[4][4];
+#pragma unroll
+            for (int i = 0; i < 4; i++) sk_dequant_word<BF16>(sk_word_of(wraw[i], q), s2[i][q >> 1], wd[i]);
+            /* steps (q, 0) and (q, 2): subtile q / 2, 32-byte step 2 (q % 2) + a / 2 */
+            const uint32_t bq = xb + (uint32_t)(q >> 1) * SK_XSUB_BYTES + (uint32_t)(q & 1) * 64;
+            sk_acc_fence<32>(acc0);
+            sk_acc_fence<32>(acc1);
+            sk_wgmma_fence();
+            sk_wgmma_rs<BF16>(acc0, wd[0][0], wd[1][0], wd[0][1], wd[1][1], sk_desc(bq));
+            sk_wgmma_rs<BF16>(acc1, wd[2][0], wd[3][0], wd[2][1], wd[3][1], sk_desc(bq));
+            sk_wgmma_rs<BF16>(acc0, wd[0][2], wd[1][2], wd[0][3], wd[1][3], sk_desc(bq + 32));
+            sk_wgmma_rs<BF16>(acc1, wd[2][2], wd[3][2], wd[2][3], wd[3][3], sk_desc(bq + 32));
+            sk_wgmma_commit();
+            sk_acc_fence<32>(acc0);
+            sk_acc_fence<32>(acc1);
+            sk_wgmma_wait<1>(); /* q - 1's group has completed: its fragments are free */
+            sk_acc_fence<32>(acc0);
+            sk_acc_fence<32>(acc1);
+            if (q == 1 && more) store_x(xbase + xb_next * SK_XBUF_BYTES);
+        }
+        if (more) {
+            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+            __syncthreads();
+        }
+        xb_cur = xb_next;
+        xb_next = xb_next == SK_XBUF - 1 ? 0 : xb_next + 1;
+    }
+    sk_cp_async_wait<0>();
+    sk_wgmma_wait<0>();
+    sk_acc_fence<32>(acc0);
+    sk_acc_fence<32>(acc1);
+
+    /* ---- epilogue. Accumulator 4c + j of operand `at`: weight row 32 warp + 16 at + g +
+     * 8 (j / 2) of the tile (row i = 2 at + j / 2 of the lane), token 8c + 2t + j % 2 */
+    uint32_t bad = 0u; /* bit i: row g + 8i flagged */
+    if (active) {
+        const uint8_t *fl = p.w + l * p.w_batch_bytes + p.w_flags_off + r0 + g;
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            if (__ldg(fl + 8 * i)) bad |= 1u << i;
+    }
+    const float nan = __int_as_float(0x7FC00000);
+    float *part = p.partial + ((l * p.splits + split) * SK_BT) * p.n;
+#pragma unroll
+    for (int at = 0; at < 2; at++)
+#pragma unroll
+        for (int c = 0; c < 8; c++)
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const int i = 2 * at + (j >> 1);
+                const int64_t n = r0 + g + 8 * i;
+                const int m = 8 * c + 2 * t + (j & 1);
+                if (n >= p.n || m >= p.m) continue;
+                const float a = at ? acc1[4 * c + j] : acc0[4 * c + j];
+                const float v = (bad >> i) & 1u ? nan : a;
+                if (p.splits == 1)
+                    sk_store(p, l, m, n, v, sk_pow2<BF16>::v);
+                else
+                    part[(int64_t)m * p.n + n] = v;
+            }
+#else
+    (void)p;
+    __trap(); /* never launched: the launcher checks g_skinny_kernel_built */
+#endif
+}
+
+/* Split-K second pass: one thread per (batch, m, n) sums the partials in split order
+ * 0..S-1 (8 loads in flight), then the GEMV's epilogue. */
+template <bool BF16>
+__global__ void __launch_bounds__(256) skinny_splitk_reduce(const skinny_params p) {
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t l = blockIdx.z;
+    if (i >= (int64_t)p.m * p.n) return;
+    const int m = (int)(i / p.n);
+    const int64_t n = i % p.n;
+    const int64_t split_stride = (int64_t)SK_BT * p.n;
+    const float *src = p.partial + l * p.splits * split_stride + (int64_t)m * p.n + n;
+    float v = 0.0f;
+    for (int k0 = 0; k0 < p.splits; k0 += 8) {
+        float x[8];
+#pragma unroll
+        for (int j = 0; j < 8; j++) x[j] = k0 + j < p.splits ? __ldcg(src + (k0 + j) * split_stride) : 0.0f;
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            if (k0 + j < p.splits) v = k0 + j == 0 ? x[j] : v + x[j];
+    }
+    sk_store(p, l, m, n, v, sk_pow2<BF16>::v);
+}
+
+/* 1 if this binary holds the real sm_90a kernel for `device` (read once per device). */
+int skinny_built(int device) {
+    static std::atomic<unsigned long long> looked_up{0};
+    static int built[64];
+    if (device < 0 || device >= 64) return 0;
+    if (!tetra_done_on(looked_up, device)) {
+        int v = 0;
+        if (cudaMemcpyFromSymbol(&v, g_skinny_kernel_built, sizeof v) != cudaSuccess) {
+            (void)cudaGetLastError();
+            v = 0;
+        }
+        built[device] = v;
+        tetra_mark_done(looked_up, device);
+    }
+    return built[device];
+}
+
+/* The split count: a function of N, K, L and the SM count only (never M). One CTA per SM;
+ * cost in microseconds = waves x (segments per split x SEG_US + CTA_US) + the reduce's
+ * launch and partial traffic (sized for 64 rows) where S > 1; the cheapest S wins (ties:
+ * fewer splits). SEG_US: a 256 x 64 x 128 CTA-segment at 773 TFLOP/s over 132 SMs. */
+int skinny_auto_splits(int64_t nseg, int64_t tiles, int64_t batch, int sms) {
+    const double SEG_US = 0.72, CTA_US = 1.0, REDUCE_US = 2.0, BYTES_PER_US = 6.0e6;
+    int best = 1;
+    double best_cost = 0.0;
+    for (int64_t s = 1; s <= nseg && s <= SK_MAX_SPLITS; s++) {
+        const int64_t ctas = tiles * batch * s;
+        const int64_t waves = (ctas + sms - 1) / sms;
+        const int64_t segs = (nseg + s - 1) / s;
+        double cost = (double)waves * ((double)segs * SEG_US + CTA_US);
+        if (s > 1) cost += REDUCE_US + (double)s * (double)tiles * SK_ROWS * (double)batch * SK_BT * 8.0 / BYTES_PER_US;
+        if (s == 1 || cost < best_cost) {
+            best_cost = cost;
+            best = (int)s;
+        }
+    }
+    return best;
+}
+
+template <bool BF16> tetra_status launch_skinny(skinny_params &prm, const tetra_gemm_problem *p) {
+    cudaStream_t stream = TETRA_STREAM(p);
+    const int64_t tiles = (p->n + SK_ROWS - 1) / SK_ROWS;
+    int64_t splits = skinny_auto_splits(prm.nseg, tiles, p->batch, p->ctx->sms);
+    if (p->splits) {
+        if (p->splits > prm.nseg || p->splits > SK_MAX_SPLITS)
+            return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                              "skinny GEMM: opts.splits = %d; K = %lld allows at most %d", p->splits,
+                              (long long)p->k, prm.nseg < SK_MAX_SPLITS ? prm.nseg : (int)SK_MAX_SPLITS);
+        splits = p->splits;
+    }
+    prm.partial = nullptr;
+    if (splits > 1) {
+        void *ws = nullptr;
+        const size_t bytes = (size_t)splits * (size_t)p->batch * SK_BT * (size_t)p->n * sizeof(float);
+        if (tetra_context_workspace(p->ctx, bytes, &ws) != TETRA_OK) {
+            tetra_clear_error(); /* a fixed user workspace too small: run unsplit */
+            splits = 1;
+        } else {
+            prm.partial = (float *)ws;
+        }
+    }
+    prm.splits = (int)splits;
+    {
+        static std::atomic<unsigned long long> opted_in{0};
+        if (!tetra_done_on(opted_in, p->ctx->device)) {
+            TETRA_CUDA_TRY(cudaFuncSetAttribute(skinny_wgmma_kernel<BF16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                (int)SK_SMEM_BYTES));
+            tetra_mark_done(opted_in, p->ctx->device);
+        }
+    }
+    dim3 grid((unsigned)tiles, (unsigned)splits, (unsigned)p->batch);
+    skinny_wgmma_kernel<BF16><<<grid, SK_THREADS, SK_SMEM_BYTES, stream>>>(prm);
+    TETRA_LAUNCH_CHECK();
+    if (splits > 1) {
+        const int64_t outs = (int64_t)p->m * p->n;
+        dim3 rgrid((unsigned)((outs + 255) / 256), 1, (unsigned)p->batch);
+        skinny_splitk_reduce<BF16><<<rgrid, 256, 0, stream>>>(prm);
+        TETRA_LAUNCH_CHECK();
+    }
+    return TETRA_OK;
+}
+
+} /* namespace */
+
+extern "C" tetra_status tetra_launch_gemm_skinny(const tetra_gemm_problem *p) {
+    const tetra_operand &a = p->a, &b = p->b;
+    if (p->ctx->sm_major != 9 || !skinny_built(p->ctx->device))
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "skinny GEMM: needs an sm_90 device and a binary with sm_90a code");
+    if (b.dtype != TETRA_DTYPE_NVFP4 || b.scale_layout != TETRA_SCALE_INTERLEAVED_32X128)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "skinny GEMM: b must be prepared weights (TETRA_SCALE_INTERLEAVED_32X128, "
+                          "tetra_convert_weights); a standard-layout b goes to the other paths");
+    if (p->m < 1 || p->m > SK_BT)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "skinny GEMM: M = %lld; this path takes 1..64 rows",
+                          (long long)p->m);
+    if (a.dtype == TETRA_DTYPE_NVFP4)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "skinny GEMM: a is NVFP4; this path takes BF16/FP16 a only");
+    if (a.dtype != TETRA_DTYPE_BF16 && a.dtype != TETRA_DTYPE_FP16)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "skinny GEMM: a must be BF16 or FP16");
+    if (p->d_dtype != TETRA_DTYPE_FP32 && p->d_dtype != TETRA_DTYPE_FP16 && p->d_dtype != TETRA_DTYPE_BF16)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "skinny GEMM: d must be FP32, FP16 or BF16");
+    if (!tetra_aligned(a.data, 16) || a.ld % 8 || a.batch_stride % 8)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                          "skinny GEMM: a must be 16-byte aligned with ld and batch_stride multiples of 8 "
+                          "(ld %lld, batch_stride %lld)", (long long)a.ld, (long long)a.batch_stride);
+    if (p->k > ((int64_t)1 << 30) || p->n > ((int64_t)1 << 31) - 2 * SK_ROWS)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "skinny GEMM: K = %lld or N = %lld is too large",
+                          (long long)p->k, (long long)p->n);
+    if (p->tile_m && p->tile_m != SK_BT)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "skinny GEMM: opts.tile_m = %d; this path has 64 tokens per CTA",
+                          p->tile_m);
+    if (p->batch > 65535)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "skinny GEMM: batch %lld is too large", (long long)p->batch);
+
+    skinny_params prm;
+    prm.w = (const uint8_t *)b.data;
+    prm.w_batch_bytes = b.batch_stride / 2; /* interleaved: twice the bytes of one batch */
+    prm.w_flags_off = tetra_il_flags_offset(p->n, p->k);
+    prm.rows_pad = (p->n + TETRA_IL_TILE_ROWS - 1) / TETRA_IL_TILE_ROWS * TETRA_IL_TILE_ROWS;
+    prm.x = (const uint8_t *)a.data;
+    prm.x_row_bytes = a.ld * 2;
+    prm.x_batch_bytes = a.batch_stride * 2;
+    prm.y = p->d;
+    prm.y_ld = p->ldd;
+    prm.y_batch = p->d_batch_stride;
+    prm.y_dtype = p->d_dtype;
+    prm.bias = p->bias;
+    prm.bias_dtype = p->bias_dtype;
+    prm.alpha = p->alpha;
+    prm.gb = b.gscale_dev;
+    prm.partial = nullptr;
+    prm.splits = 1;
+    prm.m = (int)p->m;
+    prm.nseg = (int)tetra_il_segments(p->k);
+    prm.n = p->n;
+    prm.k = p->k;
+    if (a.dtype == TETRA_DTYPE_BF16) return launch_skinny<true>(prm, p);
+    return launch_skinny<false>(prm, p);
+}
