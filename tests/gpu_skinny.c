@@ -5,7 +5,8 @@
  *   slack(K) = max(K * 2^-26, 1e-6).
  * Cases: M in {17, 33, 64} x N in {128, 200, 1000, 4128} x K in {128, 1088, 4096}, L 1 or 2,
  * Y FP32 / BF16 (and FP16 once), X BF16 (FP16 on some), alpha, bias, global scales (host
- * and device); pinned splits 1 / 2 / 4 (auto otherwise); batch invariance (rows of M = 64
+ * and device); pinned splits 1 / 2 / 4 / 8 (and 16 at K = 4096; auto otherwise: with
+ * TETRA_SKINNY_EPI=1 splits 2..8 take the cluster reduce, 16 the two-launch path); batch invariance (rows of M = 64
  * memcmp-equal to M = 17 / 33 with the same first rows); repeats bit-identical; Y poisoned
  * with padded rows and batches, padding untouched, sentinel guards; a NaN scale code 0x7F
  * in one weight row -> that column of Y NaN, the rest finite; bad arguments ->
@@ -405,6 +406,10 @@ int main(void) {
     const int quick = tu_quick();
     g_hash = h && h[0] == '1';
     printf("gpu_skinny: seed %llu%s\n", (unsigned long long)TEST_SEED, quick ? " (quick subset)" : "");
+#if defined(TETRA_SKINNY_WAIT) && defined(TETRA_SKINNY_XAHEAD) && defined(TETRA_SKINNY_BAR) && defined(TETRA_SKINNY_EPI)
+    printf("gpu_skinny: build variant WAIT=%d XAHEAD=%d BAR=%d EPI=%d\n", TETRA_SKINNY_WAIT, TETRA_SKINNY_XAHEAD,
+           TETRA_SKINNY_BAR, TETRA_SKINNY_EPI);
+#endif
     {
         /* skip where the path does not exist (not sm_90, or no sm_90a code in the binary) */
         scase c = {17, 128, 128, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 0, 1.0f, 0, 0};
@@ -443,15 +448,23 @@ int main(void) {
                 }
     }
     {
-        /* pinned splits (K = 1088: 9 segments; 4096: 32) */
-        const int sp[3] = {1, 2, 4};
-        for (int i = 0; i < 3; i++) {
+        /* pinned splits (K = 1088: 9 segments; 4096: 32); 8 = the largest cluster reduce */
+        const int sp[4] = {1, 2, 4, 8};
+        for (int i = 0; i < 4; i++) {
             scase c = {33, 1000, 1088, 2, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 1 + TETRA_DTYPE_FP32, 0.75f, 1, sp[i]};
             run_case(ctx, &c, TEST_SEED + 500 + (uint64_t)i);
             if (!quick) {
                 scase d = {64, 4096 + 32, 4096, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16, 0, 1.0f, 0, sp[i]};
                 run_case(ctx, &d, TEST_SEED + 600 + (uint64_t)i);
             }
+        }
+        if (!quick) { /* 16 splits: past the cluster reduce's 8, the two-launch path in every build */
+            scase d = {64, 4096 + 32, 4096, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16, 0, 1.0f, 0, 16};
+            run_case(ctx, &d, TEST_SEED + 604);
+        }
+        { /* the cluster reduce with batches, FP16 X and Y, bias, M = 17 and N not a multiple of 256 */
+            scase e = {17, 1000 + 8, 1088, 2, TETRA_DTYPE_FP16, TETRA_DTYPE_FP16, 1 + TETRA_DTYPE_BF16, 1.0f, 0, 3};
+            run_case(ctx, &e, TEST_SEED + 700);
         }
     }
     batch_invariance(ctx, 1000, 1088, 0);
