@@ -688,14 +688,15 @@ int skinny_auto_splits(int64_t nseg, int64_t tiles, int64_t batch, int sms) {
 }
 
 #if TETRA_SKINNY_EPI
-/* Whether clusters (1, s, 1) of the kernel can be resident on `device` (s = 2..8; once per
- * device and s; the shared-memory attribute must be set before the query). */
-template <bool BF16> bool skinny_cluster_ok(int device, int s) {
+/* How many clusters (1, s, 1) of the kernel can be resident at once on `device` (s = 2..8;
+ * 0 if none or the query fails; once per device and s; the shared-memory attribute must be
+ * set before the query). */
+template <bool BF16> int skinny_cluster_slots(int device, int s) {
     static std::atomic<unsigned long long> checked[SK_MAX_CLUSTER + 1];
-    static bool ok[SK_MAX_CLUSTER + 1][64];
-    if (device < 0 || device >= 64 || s < 2 || s > SK_MAX_CLUSTER) return false;
-    if (tetra_done_on(checked[s], device)) return ok[s][device];
-    bool r = false;
+    static int slots[SK_MAX_CLUSTER + 1][64];
+    if (device < 0 || device >= 64 || s < 2 || s > SK_MAX_CLUSTER) return 0;
+    if (tetra_done_on(checked[s], device)) return slots[s][device];
+    int n = 0;
     if (cudaFuncSetAttribute(skinny_wgmma_kernel<BF16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              (int)SK_SMEM_BYTES) == cudaSuccess) {
         cudaLaunchConfig_t cfg = {};
@@ -709,13 +710,15 @@ template <bool BF16> bool skinny_cluster_ok(int device, int s) {
         cfg.dynamicSmemBytes = SK_SMEM_BYTES;
         cfg.attrs = attr;
         cfg.numAttrs = 1;
-        int n = 0;
-        r = cudaOccupancyMaxActiveClusters(&n, skinny_wgmma_kernel<BF16>, &cfg) == cudaSuccess && n > 0;
+        if (cudaOccupancyMaxActiveClusters(&n, skinny_wgmma_kernel<BF16>, &cfg) != cudaSuccess) n = 0;
     }
-    if (!r) (void)cudaGetLastError(); /* a failed query only means: the two-launch path */
-    ok[s][device] = r;
+    if (n <= 0) {
+        (void)cudaGetLastError(); /* a failed query only means: the two-launch path */
+        n = 0;
+    }
+    slots[s][device] = n;
     tetra_mark_done(checked[s], device);
-    return r;
+    return n;
 }
 #endif
 
@@ -732,7 +735,14 @@ template <bool BF16> tetra_status launch_skinny(skinny_params &prm, const tetra_
     }
     prm.partial = nullptr;
 #if TETRA_SKINNY_EPI
-    prm.cluster = splits > 1 && splits <= SK_MAX_CLUSTER && skinny_cluster_ok<BF16>(p->ctx->device, (int)splits);
+    /* the cluster reduce where S <= 8 and the clusters take no more waves than the plain grid
+     * (a GPC holds only whole clusters: at 1 CTA per SM, 8-CTA clusters may not fill every SM) */
+    prm.cluster = 0;
+    if (splits > 1 && splits <= SK_MAX_CLUSTER) {
+        const int64_t slots = skinny_cluster_slots<BF16>(p->ctx->device, (int)splits);
+        const int64_t clusters = tiles * p->batch, sms = p->ctx->sms;
+        prm.cluster = slots > 0 && (clusters + slots - 1) / slots <= (clusters * splits + sms - 1) / sms;
+    }
     if (splits > 1 && !prm.cluster) {
 #else
     if (splits > 1) {
