@@ -406,10 +406,6 @@ int main(void) {
     const int quick = tu_quick();
     g_hash = h && h[0] == '1';
     printf("gpu_skinny: seed %llu%s\n", (unsigned long long)TEST_SEED, quick ? " (quick subset)" : "");
-#if defined(TETRA_SKINNY_WAIT) && defined(TETRA_SKINNY_XAHEAD) && defined(TETRA_SKINNY_BAR) && defined(TETRA_SKINNY_EPI)
-    printf("gpu_skinny: build variant WAIT=%d XAHEAD=%d BAR=%d EPI=%d\n", TETRA_SKINNY_WAIT, TETRA_SKINNY_XAHEAD,
-           TETRA_SKINNY_BAR, TETRA_SKINNY_EPI);
-#endif
     {
         /* skip where the path does not exist (not sm_90, or no sm_90a code in the binary) */
         scase c = {17, 128, 128, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 0, 1.0f, 0, 0};

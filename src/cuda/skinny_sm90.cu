@@ -67,6 +67,13 @@
 #error "TETRA_SKINNY_WAIT / XAHEAD in {1, 2}, TETRA_SKINNY_BAR / EPI in {0, 1}"
 #endif
 
+#define SK_STR2(x) #x
+#define SK_STR(x) SK_STR2(x)
+/* `strings <binary> | grep tetra-skinny-variant` names the variant a binary was built with */
+__attribute__((used)) static const char sk_variant_tag[] =
+    "tetra-skinny-variant WAIT=" SK_STR(TETRA_SKINNY_WAIT) " XAHEAD=" SK_STR(TETRA_SKINNY_XAHEAD) " BAR=" SK_STR(
+        TETRA_SKINNY_BAR) " EPI=" SK_STR(TETRA_SKINNY_EPI);
+
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 900) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define TETRA_SM90_DEVICE 1
 #else
@@ -235,6 +242,11 @@ __device__ __forceinline__ void sk_mbar_wait(uint32_t bar, uint32_t parity) {
 #if TETRA_SKINNY_EPI
 __device__ __forceinline__ void sk_cluster_sync() {
     asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+/* the exit barrier: this CTA's DSMEM reads have returned (their values are consumed), so no
+ * release is needed, and a release would wait for the Y stores (MEMBAR.ALL.GPU) */
+__device__ __forceinline__ void sk_cluster_sync_exit() {
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;" ::: "memory");
 }
 __device__ __forceinline__ uint32_t sk_mapa(uint32_t addr, uint32_t rank) {
     uint32_t r;
@@ -591,7 +603,7 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
                 if (n0 + e < p.n) sk_store(p, l, m, n0 + e, v[e], sk_pow2<BF16>::v);
         }
         __syncwarp();
-        sk_cluster_sync(); /* no CTA leaves while a peer may still read its tile */
+        sk_cluster_sync_exit(); /* no CTA leaves while a peer may still read its tile */
         return;
     }
     /* the two-launch path (S > 8 or no cluster): the reduce, a programmatic dependent, may be
