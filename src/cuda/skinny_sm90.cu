@@ -47,7 +47,7 @@
  *     segments ahead) and permutes it from shared memory (LDS after q = 0, STS after q = 1).
  *   TETRA_SKINNY_BAR (0, 1): 1 splits the per-segment __syncthreads into an mbarrier arrive
  *     right after the X store (q = 1) and a wait before the next segment's first wgmma.
- *   TETRA_SKINNY_EPI (0, 1): 1 reduces split-K (2 <= S <= 8) in one launch: clusters (1, S, 1)
+ *   TETRA_SKINNY_EPI (0, 1): 1 reduces split-K (2 <= S <= 16) in one launch: clusters (1, S, 1)
  *     along K, each CTA stages its FP32 tile in its dead W rings, CTA rank c sums its share
  *     over ranks 0..S-1 in order through distributed shared memory and stores Y. */
 #ifndef TETRA_SKINNY_WAIT
@@ -106,7 +106,7 @@ enum {
     SK_MBAR_BYTES = TETRA_SKINNY_BAR ? 16 : 0,
     SK_SMEM_BYTES = SK_OFF_MBAR + SK_MBAR_BYTES + 1024 /* alignment slack */,
     SK_MAX_SPLITS = 64,
-    SK_MAX_CLUSTER = 8,  /* EPI 1: the cluster reduce for 2 <= S <= 8 (portable sizes) */
+    SK_MAX_CLUSTER = 16, /* EPI 1: the cluster reduce for 2 <= S <= 16 (> 8: non-portable) */
     SK_EPI_LD = 36       /* EPI 1: floats per token row of a warp's staged 32-row tile */
 };
 
@@ -606,7 +606,7 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
         sk_cluster_sync_exit(); /* no CTA leaves while a peer may still read its tile */
         return;
     }
-    /* the two-launch path (S > 8 or no cluster): the reduce, a programmatic dependent, may be
+    /* the two-launch path (S > 16, or too few cluster slots): the reduce, a programmatic dependent, may be
      * scheduled now; its griddepcontrol.wait still waits for this grid's completion */
     if (p.splits > 1) tetra_pdl_trigger();
 #endif
@@ -700,7 +700,7 @@ int skinny_auto_splits(int64_t nseg, int64_t tiles, int64_t batch, int sms) {
 }
 
 #if TETRA_SKINNY_EPI
-/* How many clusters (1, s, 1) of the kernel can be resident at once on `device` (s = 2..8;
+/* How many clusters (1, s, 1) of the kernel can be resident at once on `device` (s = 2..16;
  * 0 if none or the query fails; once per device and s; the shared-memory attribute must be
  * set before the query). */
 template <bool BF16> int skinny_cluster_slots(int device, int s) {
@@ -710,7 +710,9 @@ template <bool BF16> int skinny_cluster_slots(int device, int s) {
     if (tetra_done_on(checked[s], device)) return slots[s][device];
     int n = 0;
     if (cudaFuncSetAttribute(skinny_wgmma_kernel<BF16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)SK_SMEM_BYTES) == cudaSuccess) {
+                             (int)SK_SMEM_BYTES) == cudaSuccess &&
+        (s <= 8 || cudaFuncSetAttribute(skinny_wgmma_kernel<BF16>, cudaFuncAttributeNonPortableClusterSizeAllowed,
+                                        1) == cudaSuccess)) {
         cudaLaunchConfig_t cfg = {};
         cudaLaunchAttribute attr[1];
         attr[0].id = cudaLaunchAttributeClusterDimension;
@@ -747,8 +749,9 @@ template <bool BF16> tetra_status launch_skinny(skinny_params &prm, const tetra_
     }
     prm.partial = nullptr;
 #if TETRA_SKINNY_EPI
-    /* the cluster reduce where S <= 8 and the clusters take no more waves than the plain grid
-     * (a GPC holds only whole clusters: at 1 CTA per SM, 8-CTA clusters may not fill every SM) */
+    /* the cluster reduce where S <= 16 and the clusters take no more waves than the plain grid
+     * (a GPC holds only whole clusters: at 1 CTA per SM, 8- or 16-CTA clusters may not fill
+     * every SM) */
     prm.cluster = 0;
     if (splits > 1 && splits <= SK_MAX_CLUSTER) {
         const int64_t slots = skinny_cluster_slots<BF16>(p->ctx->device, (int)splits);
