@@ -502,32 +502,38 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
             sk_acc_fence<32>(acc0);
             sk_acc_fence<32>(acc1);
 #if TETRA_SKINNY_WAIT == 2
-            /* two groups left in flight after odd q (q - 1 and q over the dequantization of
-             * q + 1, also across the segment boundary), one after even q (retiring the pair
-             * before): wait_group 2 after an even q makes ptxas serialize every wgmma (C7513,
-             * nvcc 13.0), with or without explicit uses keeping the fragments live */
-            if (q & 1) sk_wgmma_wait<2>();
-            else sk_wgmma_wait<1>();
+            sk_wgmma_wait<2>(); /* q - 2's group has completed: its fragments are free */
 #else
             sk_wgmma_wait<1>(); /* q - 1's group has completed: its fragments are free */
 #endif
             sk_acc_fence<32>(acc0);
             sk_acc_fence<32>(acc1);
+#if TETRA_SKINNY_WAIT == 2
+            /* No branch between wgmma groups: with two groups in flight, ptxas serializes every
+             * wgmma (C7513, nvcc 13.0) when the X store sits in an `if (more)` block. In the
+             * last segment the store goes to the buffer of s - 2, which every thread has
+             * retired and nobody reads again (stale but harmless values; the extra mbarrier
+             * phase has no waiter). */
+            const bool xst = true;
+            (void)more; /* (unused where XAHEAD=2 and BAR=1) */
+#else
+            const bool xst = more;
+#endif
 #if TETRA_SKINNY_XAHEAD == 2
-            if (q == 0 && more) {
+            if (q == 0 && xst) {
 #pragma unroll
                 for (int tt = 0; tt < 4; tt++)
                     xr[tt] = sk_lds128(xraw + (uint32_t)xslot * SK_XRAW_STAGE_BYTES + tt * 4096);
             }
 #endif
 #if TETRA_SKINNY_BAR
-            if (q == 1 && more) {
+            if (q == 1 && xst) {
                 store_x(xbase + xb_next * SK_XBUF_BYTES);
                 asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
                 sk_mbar_arrive(xbar);
             }
 #else
-            if (q == 1 && more) store_x(xbase + xb_next * SK_XBUF_BYTES);
+            if (q == 1 && xst) store_x(xbase + xb_next * SK_XBUF_BYTES);
 #endif
         }
 #if !TETRA_SKINNY_BAR
