@@ -144,6 +144,17 @@ __device__ __forceinline__ void sk_store(const skinny_params &p, int64_t l, int 
     tetra_store_dense(p.y, l * p.y_batch + (int64_t)m * p.y_ld + n, p.y_dtype, y);
 }
 
+#if TETRA_SKINNY_EPI
+/* sk_store with the scale alpha * gb read once by the caller (the same product, so the same
+ * bits): the per-element reload of *gb, which the Y stores may alias, leaves the store loop */
+__device__ __forceinline__ void sk_store_sc(const skinny_params &p, int64_t l, int m, int64_t n, float v, float pow2,
+                                            float sc) {
+    float y = (v * pow2) * sc;
+    if (p.bias) y += tetra_load_dense(p.bias, n, p.bias_dtype);
+    tetra_store_dense(p.y, l * p.y_batch + (int64_t)m * p.y_ld + n, p.y_dtype, y);
+}
+#endif
+
 #if TETRA_SM90_DEVICE
 /* ---- from gemv.cu (duplicated) */
 __device__ __forceinline__ uint32_t sk_mul_f16x2(uint32_t a, uint32_t b) {
@@ -585,6 +596,7 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
          * order, as skinny_splitk_reduce does, then the same epilogue */
         const int S = p.splits;
         const int Q = p.m * (SK_ROWS / 4);
+        const float sc = tetra_gemm_scale(p.alpha, nullptr, p.gb);
         const int lo = (int)((int64_t)split * Q / S), hi = (int)((int64_t)(split + 1) * Q / S);
         const uint32_t rings = sb + SK_OFF_RING;
         for (int qi = lo + tid; qi < hi; qi += SK_THREADS) {
@@ -606,7 +618,7 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
             const int64_t n0 = tile0 + 32 * w + rq;
 #pragma unroll
             for (int e = 0; e < 4; e++)
-                if (n0 + e < p.n) sk_store(p, l, m, n0 + e, v[e], sk_pow2<BF16>::v);
+                if (n0 + e < p.n) sk_store_sc(p, l, m, n0 + e, v[e], sk_pow2<BF16>::v, sc);
         }
         __syncwarp();
         sk_cluster_sync_exit(); /* no CTA leaves while a peer may still read its tile */
@@ -617,6 +629,9 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
     if (p.splits > 1) tetra_pdl_trigger();
 #endif
     float *part = p.partial + ((l * p.splits + split) * SK_BT) * p.n;
+#if TETRA_SKINNY_EPI
+    const float sc1 = p.splits == 1 ? tetra_gemm_scale(p.alpha, nullptr, p.gb) : 0.0f;
+#endif
 #pragma unroll
     for (int at = 0; at < 2; at++)
 #pragma unroll
@@ -630,7 +645,11 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
                 const float a = at ? acc1[4 * c + j] : acc0[4 * c + j];
                 const float v = (bad >> i) & 1u ? nan : a;
                 if (p.splits == 1)
+#if TETRA_SKINNY_EPI
+                    sk_store_sc(p, l, m, n, v, sk_pow2<BF16>::v, sc1);
+#else
                     sk_store(p, l, m, n, v, sk_pow2<BF16>::v);
+#endif
                 else
                     part[(int64_t)m * p.n + n] = v;
             }
