@@ -624,8 +624,8 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
         sk_cluster_sync_exit(); /* no CTA leaves while a peer may still read its tile */
         return;
     }
-    /* the two-launch path (S > 16, or too few cluster slots): the reduce, a programmatic dependent, may be
-     * scheduled now; its griddepcontrol.wait still waits for this grid's completion */
+    /* the two-launch path (S > 16, or too few cluster slots): the reduce, a programmatic
+     * dependent, may be scheduled now; its griddepcontrol.wait still waits for this grid */
     if (p.splits > 1) tetra_pdl_trigger();
 #endif
     float *part = p.partial + ((l * p.splits + split) * SK_BT) * p.n;
