@@ -144,7 +144,7 @@ __device__ __forceinline__ void sk_store(const skinny_params &p, int64_t l, int 
     tetra_store_dense(p.y, l * p.y_batch + (int64_t)m * p.y_ld + n, p.y_dtype, y);
 }
 
-#if TETRA_SKINNY_EPI
+#if TETRA_SKINNY_EPI && TETRA_SM90_DEVICE
 /* sk_store with the scale alpha * gb read once by the caller (the same product, so the same
  * bits): the per-element reload of *gb, which the Y stores may alias, leaves the store loop */
 __device__ __forceinline__ void sk_store_sc(const skinny_params &p, int64_t l, int m, int64_t n, float v, float pow2,
