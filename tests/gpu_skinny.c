@@ -5,8 +5,12 @@
  *   slack(K) = max(K * 2^-26, 1e-6).
  * Cases: M in {17, 33, 64} x N in {128, 200, 1000, 4128} x K in {128, 1088, 4096}, L 1 or 2,
  * Y FP32 / BF16 (and FP16 once), X BF16 (FP16 on some), alpha, bias, global scales (host
- * and device); pinned splits 1 / 2 / 4 (auto otherwise); batch invariance (rows of M = 64
- * memcmp-equal to M = 17 / 33 with the same first rows); repeats bit-identical; Y poisoned
+ * and device); pinned splits 1 / 2 / 4 / 8 (and 16, 24 at K = 4096; auto otherwise: with
+ * TETRA_SKINNY_EPI=1 splits 2..16 take the cluster reduce where the clusters fit in as few
+ * waves as the plain grid, 24 the two-launch path with the PDL reduce), a
+ * 3-split L = 2 FP16 case with a partial tile, a 4-split N = 128 case (one warpgroup past
+ * the rows); batch invariance (rows of M = 64 memcmp-equal to M = 17 / 33 with the same
+ * first rows); repeats bit-identical; Y poisoned
  * with padded rows and batches, padding untouched, sentinel guards; a NaN scale code 0x7F
  * in one weight row -> that column of Y NaN, the rest finite; bad arguments ->
  * TETRA_ERR_UNSUPPORTED. TETRA_SKINNY_TEST_HASH=1 prints an FNV-1a hash of every gated
@@ -443,15 +447,28 @@ int main(void) {
                 }
     }
     {
-        /* pinned splits (K = 1088: 9 segments; 4096: 32) */
-        const int sp[3] = {1, 2, 4};
-        for (int i = 0; i < 3; i++) {
+        /* pinned splits (K = 1088: 9 segments; 4096: 32); 8 = the largest cluster reduce */
+        const int sp[4] = {1, 2, 4, 8};
+        for (int i = 0; i < 4; i++) {
             scase c = {33, 1000, 1088, 2, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 1 + TETRA_DTYPE_FP32, 0.75f, 1, sp[i]};
             run_case(ctx, &c, TEST_SEED + 500 + (uint64_t)i);
             if (!quick) {
                 scase d = {64, 4096 + 32, 4096, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16, 0, 1.0f, 0, sp[i]};
                 run_case(ctx, &d, TEST_SEED + 600 + (uint64_t)i);
             }
+        }
+        if (!quick) { /* 16 splits: the largest (non-portable) cluster; 24: past it */
+            scase d = {64, 4096 + 32, 4096, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16, 0, 1.0f, 0, 16};
+            run_case(ctx, &d, TEST_SEED + 604);
+            d.splits = 24;
+            run_case(ctx, &d, TEST_SEED + 605);
+        }
+        { /* the cluster reduce with batches, FP16 X and Y, bias, M = 17 and N not a multiple of 256 */
+            scase e = {17, 1000 + 8, 1088, 2, TETRA_DTYPE_FP16, TETRA_DTYPE_FP16, 1 + TETRA_DTYPE_BF16, 1.0f, 0, 3};
+            run_case(ctx, &e, TEST_SEED + 700);
+            /* N = 128: the tile's second warpgroup is past the padded rows (loads nothing) */
+            scase f = {33, 128, 1088, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 0, 1.0f, 0, 4};
+            run_case(ctx, &f, TEST_SEED + 701);
         }
     }
     batch_invariance(ctx, 1000, 1088, 0);

@@ -38,6 +38,42 @@
 
 #include <stdint.h>
 
+/* A/B switches (CMake cache variables; notes: skinny-gemm.md, "skinny2 (session 11)"). The
+ * defaults give main's kernel (SASS identical); every variant gives the same bits.
+ *   TETRA_SKINNY_WAIT (1, 2): wgmma groups left in flight by the per-q wait_group (2: three
+ *     fragment sets live).
+ *   TETRA_SKINNY_XAHEAD (1, 2): 2 copies X by cp.async into a raw per-thread staging ring that
+ *     rides the W ring's commit groups (X of segment s + 1 in segment s's group, issued three
+ *     segments ahead) and permutes it from shared memory (LDS after q = 0, STS after q = 1).
+ *   TETRA_SKINNY_BAR (0, 1): 1 splits the per-segment __syncthreads into an mbarrier arrive
+ *     right after the X store (q = 1) and a wait before the next segment's first wgmma.
+ *   TETRA_SKINNY_EPI (0, 1): 1 reduces split-K (2 <= S <= 16) in one launch: clusters (1, S, 1)
+ *     along K, each CTA stages its FP32 tile in its dead W rings, CTA rank c sums its share
+ *     over ranks 0..S-1 in order through distributed shared memory and stores Y. */
+#ifndef TETRA_SKINNY_WAIT
+#define TETRA_SKINNY_WAIT 1
+#endif
+#ifndef TETRA_SKINNY_XAHEAD
+#define TETRA_SKINNY_XAHEAD 1
+#endif
+#ifndef TETRA_SKINNY_BAR
+#define TETRA_SKINNY_BAR 0
+#endif
+#ifndef TETRA_SKINNY_EPI
+#define TETRA_SKINNY_EPI 0
+#endif
+#if (TETRA_SKINNY_WAIT != 1 && TETRA_SKINNY_WAIT != 2) || (TETRA_SKINNY_XAHEAD != 1 && TETRA_SKINNY_XAHEAD != 2) || \
+    (TETRA_SKINNY_BAR != 0 && TETRA_SKINNY_BAR != 1) || (TETRA_SKINNY_EPI != 0 && TETRA_SKINNY_EPI != 1)
+#error "TETRA_SKINNY_WAIT / XAHEAD in {1, 2}, TETRA_SKINNY_BAR / EPI in {0, 1}"
+#endif
+
+#define SK_STR2(x) #x
+#define SK_STR(x) SK_STR2(x)
+/* `strings <binary> | grep tetra-skinny-variant` names the variant a binary was built with */
+__attribute__((used)) static const char sk_variant_tag[] =
+    "tetra-skinny-variant WAIT=" SK_STR(TETRA_SKINNY_WAIT) " XAHEAD=" SK_STR(TETRA_SKINNY_XAHEAD) " BAR=" SK_STR(
+        TETRA_SKINNY_BAR) " EPI=" SK_STR(TETRA_SKINNY_EPI);
+
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 900) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define TETRA_SM90_DEVICE 1
 #else
@@ -59,8 +95,19 @@ enum {
     SK_XBUF_BYTES = 2 * SK_XSUB_BYTES,
     SK_OFF_X = 0,
     SK_OFF_RING = SK_XBUF * SK_XBUF_BYTES,
-    SK_SMEM_BYTES = SK_OFF_RING + SK_WARPS * SK_STAGES * SK_STAGE_BYTES + 1024 /* alignment slack */,
-    SK_MAX_SPLITS = 64
+    SK_RING_BYTES = SK_WARPS * SK_STAGES * SK_STAGE_BYTES,
+#if TETRA_SKINNY_XAHEAD == 2
+    SK_XRAW_STAGE_BYTES = SK_THREADS * 64, /* 4 x 16 B of X per thread per segment */
+#else
+    SK_XRAW_STAGE_BYTES = 0,
+#endif
+    SK_OFF_XRAW = SK_OFF_RING + SK_RING_BYTES,
+    SK_OFF_MBAR = SK_OFF_XRAW + SK_STAGES * SK_XRAW_STAGE_BYTES,
+    SK_MBAR_BYTES = TETRA_SKINNY_BAR ? 16 : 0,
+    SK_SMEM_BYTES = SK_OFF_MBAR + SK_MBAR_BYTES + 1024 /* alignment slack */,
+    SK_MAX_SPLITS = 64,
+    SK_MAX_CLUSTER = 16, /* EPI 1: the cluster reduce for 2 <= S <= 16 (> 8: non-portable) */
+    SK_EPI_LD = 36       /* EPI 1: floats per token row of a warp's staged 32-row tile */
 };
 
 struct skinny_params {
@@ -79,6 +126,9 @@ struct skinny_params {
     float *partial; /* [L][splits][64][N] FP32 when splits > 1 */
     int splits, m, nseg;
     int64_t n, k;
+#if TETRA_SKINNY_EPI
+    int cluster; /* 1: launched in clusters (1, splits, 1), reduce through DSMEM */
+#endif
 };
 
 /* Set in each device image: 1 only where the kernel body is real (sm_90a). */
@@ -93,6 +143,17 @@ __device__ __forceinline__ void sk_store(const skinny_params &p, int64_t l, int 
     if (p.bias) y += tetra_load_dense(p.bias, n, p.bias_dtype);
     tetra_store_dense(p.y, l * p.y_batch + (int64_t)m * p.y_ld + n, p.y_dtype, y);
 }
+
+#if TETRA_SKINNY_EPI && TETRA_SM90_DEVICE
+/* sk_store with the scale alpha * gb read once by the caller (the same product, so the same
+ * bits): the per-element reload of *gb, which the Y stores may alias, leaves the store loop */
+__device__ __forceinline__ void sk_store_sc(const skinny_params &p, int64_t l, int m, int64_t n, float v, float pow2,
+                                            float sc) {
+    float y = (v * pow2) * sc;
+    if (p.bias) y += tetra_load_dense(p.bias, n, p.bias_dtype);
+    tetra_store_dense(p.y, l * p.y_batch + (int64_t)m * p.y_ld + n, p.y_dtype, y);
+}
+#endif
 
 #if TETRA_SM90_DEVICE
 /* ---- from gemv.cu (duplicated) */
@@ -168,6 +229,53 @@ __device__ __forceinline__ uint2 sk_lds64(uint32_t a) {
 __device__ __forceinline__ void sk_sts128(uint32_t a, uint32_t x, uint32_t y, uint32_t z, uint32_t w) {
     asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"r"(a), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
 }
+
+#if TETRA_SKINNY_XAHEAD == 2
+/* 16 bytes, or zeros where bytes == 0 (nothing is read then) */
+__device__ __forceinline__ void sk_cp_async16_zfill(uint32_t dst, const void *src, uint32_t bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes) : "memory");
+}
+#endif
+#if TETRA_SKINNY_BAR
+__device__ __forceinline__ void sk_mbar_init(uint32_t bar, uint32_t count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void sk_mbar_arrive(uint32_t bar) {
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.release.cta.shared::cta.b64 st, [%0];\n}" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void sk_mbar_wait(uint32_t bar, uint32_t parity) {
+    asm volatile("{\n.reg .pred done;\n"
+                 "SK_MBAR_WAIT:\n"
+                 "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra SK_MBAR_WAIT;\n}" ::"r"(bar), "r"(parity) : "memory");
+}
+#endif
+#if TETRA_SKINNY_EPI
+__device__ __forceinline__ void sk_cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+/* the exit barrier: this CTA's DSMEM reads have returned (their values are consumed), so no
+ * release is needed, and a release would wait for the Y stores (MEMBAR.ALL.GPU) */
+__device__ __forceinline__ void sk_cluster_sync_exit() {
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;" ::: "memory");
+}
+__device__ __forceinline__ uint32_t sk_mapa(uint32_t addr, uint32_t rank) {
+    uint32_t r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));
+    return r;
+}
+__device__ __forceinline__ float4 sk_ld_dsmem(uint32_t addr) {
+    float4 v;
+    asm volatile("ld.shared::cluster.v4.f32 {%0,%1,%2,%3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "r"(addr)
+                 : "memory");
+    return v;
+}
+__device__ __forceinline__ void sk_sts32f(uint32_t a, float v) {
+    asm volatile("st.shared.f32 [%0], %1;" ::"r"(a), "f"(v) : "memory");
+}
+#endif
 
 /* ---- from gemm_sm90.cu (duplicated): wgmma */
 /* K-major 128B-swizzled tile descriptor: start address / 16 in the low word; stride between
@@ -245,6 +353,35 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
         sk_cp_async16(base + 2048, ilsrc + il_soff);
         ilsrc += TETRA_IL_BLOCK_BYTES;
     };
+#if TETRA_SKINNY_XAHEAD == 2
+    /* X of segment j + 1 rides W segment j's commit group, into raw slot j (the W slot's
+     * index): thread tid's four 16-byte words tt at tid * 16 + tt * 4096 of the slot (a warp's
+     * copy of one word is 512 contiguous bytes). Zeros (src-size 0) for tokens >= M and words
+     * at or past K, exactly the values load_x gives. */
+    const uint32_t xraw = sb + SK_OFF_XRAW + 16u * (uint32_t)tid;
+    const int xtok_a = 8 * warp + (lane & 7), xq_a = lane >> 3;
+    const bool xa_on = xtok_a < p.m;
+    const uint8_t *xasrc = p.x + l * p.x_batch_bytes + (int64_t)(xa_on ? xtok_a : 0) * p.x_row_bytes +
+                           (int64_t)(seg_begin + 1) * 256 + 16 * xq_a;
+    int64_t xak = (int64_t)(seg_begin + 1) * SK_SEG_K + 8 * xq_a;
+    auto issue_x = [&](int slot) {
+#pragma unroll
+        for (int tt = 0; tt < 4; tt++) {
+            const bool on = xa_on && xak + 32 * tt < p.k;
+            sk_cp_async16_zfill(xraw + (uint32_t)slot * SK_XRAW_STAGE_BYTES + tt * 4096,
+                                on ? (const void *)(xasrc + 64 * tt) : (const void *)p.x, on ? 16u : 0u);
+        }
+        xasrc += 256;
+        xak += SK_SEG_K;
+    };
+#pragma unroll
+    for (int j = 0; j < SK_STAGES - 1; j++) {
+        if (active && j < nseg) issue(j);
+        if (j + 1 < nseg) issue_x(j);
+        sk_cp_async_commit();
+    }
+    if (!active) {
+#else
     if (active) {
 #pragma unroll
         for (int j = 0; j < SK_STAGES - 1; j++) {
@@ -252,6 +389,7 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
             sk_cp_async_commit();
         }
     } else {
+#endif
         /* zeros in every slot this lane reads (its own 16-byte slots) */
 #pragma unroll
         for (int s = 0; s < SK_STAGES; s++)
@@ -297,6 +435,13 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
         }
     };
     const uint32_t xbase = sb + SK_OFF_X;
+#if TETRA_SKINNY_BAR
+    /* one phase per segment boundary: all 256 threads arrive once their X chunks for the next
+     * segment are stored (and fenced for the async proxy); the initial __syncthreads below
+     * publishes the init */
+    const uint32_t xbar = sb + SK_OFF_MBAR;
+    if (tid == 0) sk_mbar_init(xbar, SK_THREADS);
+#endif
     /* segment seg_begin's X into buffer 0 */
     load_x();
     store_x(xbase);
@@ -311,7 +456,11 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
     uint32_t xb_cur = 0, xb_next = 1; /* buffer indices */
     for (int s = 0; s < nseg; s++) {
         const bool more = s + 1 < nseg; /* CTA-uniform */
+#if TETRA_SKINNY_XAHEAD == 2
+        const int xslot = slot; /* X of segment s + 1 came with W segment s's group */
+#else
         if (more) load_x();
+#endif
         sk_cp_async_wait<SK_STAGES - 2>(); /* this segment's W copies have landed */
         const uint32_t st = ring_lane + (uint32_t)slot * SK_STAGE_BYTES;
         uint4 wraw[4];
@@ -319,11 +468,20 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
         for (int i = 0; i < 4; i++) wraw[i] = sk_lds128(st + i * 512);
         /* the lane's 8 bytes of its pair's 16: rows 0, 1 in .x, rows 2, 3 in .y */
         const uint2 sv = sk_lds64(ring + 2048 + 16 * lane + 8 * (lane & 1) + (uint32_t)slot * SK_STAGE_BYTES);
+#if TETRA_SKINNY_XAHEAD == 2
+        {
+            const int refill = slot == 0 ? SK_STAGES - 1 : slot - 1;
+            if (active && s + SK_STAGES - 1 < nseg) issue(refill);
+            if (s + SK_STAGES < nseg) issue_x(refill); /* X of segment s + 4 */
+            sk_cp_async_commit();
+        }
+#else
         if (active) {
             const int refill = slot == 0 ? SK_STAGES - 1 : slot - 1;
             if (s + SK_STAGES - 1 < nseg) issue(refill);
             sk_cp_async_commit();
         }
+#endif
         slot = slot == SK_STAGES - 1 ? 0 : slot + 1;
         uint32_t s2[4][2];
 #pragma unroll
@@ -340,6 +498,10 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
             for (int i = 0; i < 4; i++) sk_dequant_word<BF16>(sk_word_of(wraw[i], q), s2[i][q >> 1], wd[i]);
             /* steps (q, 0) and (q, 2): subtile q / 2, 32-byte step 2 (q % 2) + a / 2 */
             const uint32_t bq = xb + (uint32_t)(q >> 1) * SK_XSUB_BYTES + (uint32_t)(q & 1) * 64;
+#if TETRA_SKINNY_BAR
+            /* segment s's X buffer: every thread stored its chunks (segment s - 1, q = 1) */
+            if (q == 0 && s > 0) sk_mbar_wait(xbar, (uint32_t)(s - 1) & 1u);
+#endif
             sk_acc_fence<32>(acc0);
             sk_acc_fence<32>(acc1);
             sk_wgmma_fence();
@@ -350,15 +512,47 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
             sk_wgmma_commit();
             sk_acc_fence<32>(acc0);
             sk_acc_fence<32>(acc1);
+#if TETRA_SKINNY_WAIT == 2
+            sk_wgmma_wait<2>(); /* q - 2's group has completed: its fragments are free */
+#else
             sk_wgmma_wait<1>(); /* q - 1's group has completed: its fragments are free */
+#endif
             sk_acc_fence<32>(acc0);
             sk_acc_fence<32>(acc1);
-            if (q == 1 && more) store_x(xbase + xb_next * SK_XBUF_BYTES);
+#if TETRA_SKINNY_WAIT == 2
+            /* No branch between wgmma groups: with two groups in flight, ptxas serializes every
+             * wgmma (C7513, nvcc 13.0) when the X store sits in an `if (more)` block. In the
+             * last segment the store goes to the buffer of s - 2, which every thread has
+             * retired and nobody reads again (stale but harmless values; the extra mbarrier
+             * phase has no waiter). */
+            const bool xst = true;
+            (void)more; /* (unused where XAHEAD=2 and BAR=1) */
+#else
+            const bool xst = more;
+#endif
+#if TETRA_SKINNY_XAHEAD == 2
+            if (q == 0 && xst) {
+#pragma unroll
+                for (int tt = 0; tt < 4; tt++)
+                    xr[tt] = sk_lds128(xraw + (uint32_t)xslot * SK_XRAW_STAGE_BYTES + tt * 4096);
+            }
+#endif
+#if TETRA_SKINNY_BAR
+            if (q == 1 && xst) {
+                store_x(xbase + xb_next * SK_XBUF_BYTES);
+                asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+                sk_mbar_arrive(xbar);
+            }
+#else
+            if (q == 1 && xst) store_x(xbase + xb_next * SK_XBUF_BYTES);
+#endif
         }
+#if !TETRA_SKINNY_BAR
         if (more) {
             asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
             __syncthreads();
         }
+#endif
         xb_cur = xb_next;
         xb_next = xb_next == SK_XBUF - 1 ? 0 : xb_next + 1;
     }
@@ -377,7 +571,67 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
             if (__ldg(fl + 8 * i)) bad |= 1u << i;
     }
     const float nan = __int_as_float(0x7FC00000);
+#if TETRA_SKINNY_EPI
+    if (p.cluster) {
+        /* Stage this warp's 32 rows x 64 tokens (NaN rows applied) over its own dead W ring
+         * as [token][SK_EPI_LD] FP32 (9,216 of its 10,240 bytes; conflict-free: bank 8t + g +
+         * const). Its lanes' last ring reads were consumed by the retired wgmmas; the warp's
+         * copies have all landed (wait_group 0 above). */
+        __syncwarp();
+#pragma unroll
+        for (int at = 0; at < 2; at++)
+#pragma unroll
+            for (int c = 0; c < 8; c++)
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    const int i = 2 * at + (j >> 1);
+                    const int row = 16 * at + g + 8 * (j >> 1);
+                    const int m = 8 * c + 2 * t + (j & 1);
+                    const float a = at ? acc1[4 * c + j] : acc0[4 * c + j];
+                    sk_sts32f(ring + (uint32_t)(m * SK_EPI_LD + row) * 4u, (bad >> i) & 1u ? nan : a);
+                }
+        sk_cluster_sync(); /* every split's tile is staged */
+        /* CTA rank `split` (cluster dims (1, S, 1) over grid.y = S) takes quads [lo, hi) of
+         * the M x 64 quads (token m, 4 consecutive rows of the 256) and sums ranks 0..S-1 in
+         * order, as skinny_splitk_reduce does, then the same epilogue */
+        const int S = p.splits;
+        const int Q = p.m * (SK_ROWS / 4);
+        const float sc = tetra_gemm_scale(p.alpha, nullptr, p.gb);
+        const int lo = (int)((int64_t)split * Q / S), hi = (int)((int64_t)(split + 1) * Q / S);
+        const uint32_t rings = sb + SK_OFF_RING;
+        for (int qi = lo + tid; qi < hi; qi += SK_THREADS) {
+            const int m = qi >> 6, n4 = qi & 63, w = n4 >> 3, rq = 4 * (n4 & 7);
+            const uint32_t a = rings + (uint32_t)w * (SK_STAGES * SK_STAGE_BYTES) + (uint32_t)(m * SK_EPI_LD + rq) * 4u;
+            float4 x[SK_MAX_CLUSTER];
+#pragma unroll
+            for (int r = 0; r < SK_MAX_CLUSTER; r++)
+                if (r < S) x[r] = sk_ld_dsmem(sk_mapa(a, (uint32_t)r));
+            float v[4] = {x[0].x, x[0].y, x[0].z, x[0].w};
+#pragma unroll
+            for (int r = 1; r < SK_MAX_CLUSTER; r++)
+                if (r < S) {
+                    v[0] = v[0] + x[r].x;
+                    v[1] = v[1] + x[r].y;
+                    v[2] = v[2] + x[r].z;
+                    v[3] = v[3] + x[r].w;
+                }
+            const int64_t n0 = tile0 + 32 * w + rq;
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                if (n0 + e < p.n) sk_store_sc(p, l, m, n0 + e, v[e], sk_pow2<BF16>::v, sc);
+        }
+        __syncwarp();
+        sk_cluster_sync_exit(); /* no CTA leaves while a peer may still read its tile */
+        return;
+    }
+    /* the two-launch path (S > 16, or too few cluster slots): the reduce, a programmatic
+     * dependent, may be scheduled now; its griddepcontrol.wait still waits for this grid */
+    if (p.splits > 1) tetra_pdl_trigger();
+#endif
     float *part = p.partial + ((l * p.splits + split) * SK_BT) * p.n;
+#if TETRA_SKINNY_EPI
+    const float sc1 = p.splits == 1 ? tetra_gemm_scale(p.alpha, nullptr, p.gb) : 0.0f;
+#endif
 #pragma unroll
     for (int at = 0; at < 2; at++)
 #pragma unroll
@@ -391,7 +645,11 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
                 const float a = at ? acc1[4 * c + j] : acc0[4 * c + j];
                 const float v = (bad >> i) & 1u ? nan : a;
                 if (p.splits == 1)
+#if TETRA_SKINNY_EPI
+                    sk_store_sc(p, l, m, n, v, sk_pow2<BF16>::v, sc1);
+#else
                     sk_store(p, l, m, n, v, sk_pow2<BF16>::v);
+#endif
                 else
                     part[(int64_t)m * p.n + n] = v;
             }
@@ -405,6 +663,9 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
  * 0..S-1 (8 loads in flight), then the GEMV's epilogue. */
 template <bool BF16>
 __global__ void __launch_bounds__(256) skinny_splitk_reduce(const skinny_params p) {
+#if TETRA_SKINNY_EPI
+    tetra_pdl_wait(); /* launched as a programmatic dependent of the main kernel */
+#endif
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t l = blockIdx.z;
     if (i >= (int64_t)p.m * p.n) return;
@@ -463,6 +724,43 @@ int skinny_auto_splits(int64_t nseg, int64_t tiles, int64_t batch, int sms) {
     return best;
 }
 
+#if TETRA_SKINNY_EPI
+/* How many clusters (1, s, 1) of the kernel can be resident at once on `device` (s = 2..16;
+ * 0 if none or the query fails; once per device and s; the shared-memory attribute must be
+ * set before the query). */
+template <bool BF16> int skinny_cluster_slots(int device, int s) {
+    static std::atomic<unsigned long long> checked[SK_MAX_CLUSTER + 1];
+    static int slots[SK_MAX_CLUSTER + 1][64];
+    if (device < 0 || device >= 64 || s < 2 || s > SK_MAX_CLUSTER) return 0;
+    if (tetra_done_on(checked[s], device)) return slots[s][device];
+    int n = 0;
+    if (cudaFuncSetAttribute(skinny_wgmma_kernel<BF16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)SK_SMEM_BYTES) == cudaSuccess &&
+        (s <= 8 || cudaFuncSetAttribute(skinny_wgmma_kernel<BF16>, cudaFuncAttributeNonPortableClusterSizeAllowed,
+                                        1) == cudaSuccess)) {
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = 1;
+        attr[0].val.clusterDim.y = (unsigned)s;
+        attr[0].val.clusterDim.z = 1;
+        cfg.gridDim = dim3(1, (unsigned)s, 1);
+        cfg.blockDim = dim3(SK_THREADS);
+        cfg.dynamicSmemBytes = SK_SMEM_BYTES;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        if (cudaOccupancyMaxActiveClusters(&n, skinny_wgmma_kernel<BF16>, &cfg) != cudaSuccess) n = 0;
+    }
+    if (n <= 0) {
+        (void)cudaGetLastError(); /* a failed query only means: the two-launch path */
+        n = 0;
+    }
+    slots[s][device] = n;
+    tetra_mark_done(checked[s], device);
+    return n;
+}
+#endif
+
 template <bool BF16> tetra_status launch_skinny(skinny_params &prm, const tetra_gemm_problem *p) {
     cudaStream_t stream = TETRA_STREAM(p);
     const int64_t tiles = (p->n + SK_ROWS - 1) / SK_ROWS;
@@ -475,7 +773,20 @@ template <bool BF16> tetra_status launch_skinny(skinny_params &prm, const tetra_
         splits = p->splits;
     }
     prm.partial = nullptr;
+#if TETRA_SKINNY_EPI
+    /* the cluster reduce where S <= 16 and the clusters take no more waves than the plain grid
+     * (a GPC holds only whole clusters: at 1 CTA per SM, 8- or 16-CTA clusters may not fill
+     * every SM) */
+    prm.cluster = 0;
+    if (splits > 1 && splits <= SK_MAX_CLUSTER) {
+        const int64_t slots = skinny_cluster_slots<BF16>(p->ctx->device, (int)splits);
+        const int64_t clusters = tiles * p->batch, sms = p->ctx->sms;
+        prm.cluster = slots > 0 && (clusters + slots - 1) / slots <= (clusters * splits + sms - 1) / sms;
+    }
+    if (splits > 1 && !prm.cluster) {
+#else
     if (splits > 1) {
+#endif
         void *ws = nullptr;
         const size_t bytes = (size_t)splits * (size_t)p->batch * SK_BT * (size_t)p->n * sizeof(float);
         if (tetra_context_workspace(p->ctx, bytes, &ws) != TETRA_OK) {
@@ -495,12 +806,45 @@ template <bool BF16> tetra_status launch_skinny(skinny_params &prm, const tetra_
         }
     }
     dim3 grid((unsigned)tiles, (unsigned)splits, (unsigned)p->batch);
+#if TETRA_SKINNY_EPI
+    if (prm.cluster) { /* one launch: clusters (1, S, 1) reduce through DSMEM */
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = 1;
+        attr[0].val.clusterDim.y = (unsigned)splits;
+        attr[0].val.clusterDim.z = 1;
+        cfg.gridDim = grid;
+        cfg.blockDim = dim3(SK_THREADS);
+        cfg.dynamicSmemBytes = SK_SMEM_BYTES;
+        cfg.stream = stream;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        TETRA_CUDA_TRY(cudaLaunchKernelEx(&cfg, skinny_wgmma_kernel<BF16>, prm));
+        TETRA_LAUNCH_CHECK();
+        return TETRA_OK;
+    }
+#endif
     skinny_wgmma_kernel<BF16><<<grid, SK_THREADS, SK_SMEM_BYTES, stream>>>(prm);
     TETRA_LAUNCH_CHECK();
     if (splits > 1) {
         const int64_t outs = (int64_t)p->m * p->n;
         dim3 rgrid((unsigned)((outs + 255) / 256), 1, (unsigned)p->batch);
+#if TETRA_SKINNY_EPI
+        /* a programmatic dependent (sm_90a code only reaches here: skinny_built) */
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[0].val.programmaticStreamSerializationAllowed = 1;
+        cfg.gridDim = rgrid;
+        cfg.blockDim = dim3(256);
+        cfg.stream = stream;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        TETRA_CUDA_TRY(cudaLaunchKernelEx(&cfg, skinny_splitk_reduce<BF16>, prm));
+#else
         skinny_splitk_reduce<BF16><<<rgrid, 256, 0, stream>>>(prm);
+#endif
         TETRA_LAUNCH_CHECK();
     }
     return TETRA_OK;
@@ -557,6 +901,9 @@ extern "C" tetra_status tetra_launch_gemm_skinny(const tetra_gemm_problem *p) {
     prm.gb = b.gscale_dev;
     prm.partial = nullptr;
     prm.splits = 1;
+#if TETRA_SKINNY_EPI
+    prm.cluster = 0;
+#endif
     prm.m = (int)p->m;
     prm.nseg = (int)tetra_il_segments(p->k);
     prm.n = p->n;
