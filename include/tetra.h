@@ -247,12 +247,13 @@ typedef enum tetra_gemm_path {
      * sm_90a (tile_m 64, 128 or 256 tokens per CTA, chosen from M by a cost estimate;
      * split-K under one wave of CTAs) */
     TETRA_PATH_WGMMA_T = 5,
-    /* Skinny-M Hopper GEMM, sm_90a, taken only when pinned (AUTO never chooses it): M <= 64,
-     * b prepared weights (TETRA_SCALE_INTERLEAVED_32X128), a BF16/FP16 16-byte aligned with
-     * ld and batch_stride multiples of 8; 64 tokens and 256 weight rows per CTA, the GEMV's
-     * prepared-weights data path feeding wgmma; split-K from N, K, L and the SM count
-     * (opts.splits pins 1..64); row m of D does not depend on M
-     * (docs/notes/skinny-gemm.md). Anything else: TETRA_ERR_UNSUPPORTED. */
+    /* Skinny-M Hopper GEMM, sm_90a (AUTO's choice for prepared weights at 17 <= M <= 64):
+     * M <= 64, b prepared weights (TETRA_SCALE_INTERLEAVED_32X128), a BF16/FP16 16-byte
+     * aligned with ld and batch_stride multiples of 8; 64 tokens and 256 weight rows per CTA,
+     * the GEMV's prepared-weights data path feeding wgmma; split-K from N, K, L and the SM
+     * count (opts.splits pins 1..64), reduced in one launch through distributed shared memory
+     * for 2..16 splits; row m of D does not depend on M (docs/notes/skinny-gemm.md).
+     * Anything else: TETRA_ERR_UNSUPPORTED. */
     TETRA_PATH_SKINNY = 6
 } tetra_gemm_path;
 
@@ -279,8 +280,9 @@ tetra_gemm_options tetra_gemm_options_default(void);
 
 /* D[M,N] = alpha * gA * gB * A[M,K] * B[N,K]^T (+ bias[N]), batched over L.
  * B: NVFP4 weights (an interleaved B, TETRA_SCALE_INTERLEAVED_32X128, is taken for
- * M <= 16 by AUTO, GEMV and REFERENCE, for M <= 64 by a pinned SKINNY, not batch-invariant;
- * the other paths and M > 16 under AUTO return TETRA_ERR_UNSUPPORTED). A: NVFP4 (W4A4) or BF16/FP16 (W4A16). D: FP32/FP16/BF16.
+ * M <= 16 by AUTO, GEMV and REFERENCE, for 17 <= M <= 64 by AUTO and SKINNY (sm_90a,
+ * BF16/FP16 A), not batch-invariant; the other paths, M > 64, and what SKINNY refuses at
+ * 17 <= M <= 64 return TETRA_ERR_UNSUPPORTED). A: NVFP4 (W4A4) or BF16/FP16 (W4A16). D: FP32/FP16/BF16.
  * opts may be NULL (defaults). Asynchronous on the context's stream.
  * W4A4 on the Hopper wgmma path first dequantizes A (exactly) into a BF16 staging buffer
  * the context owns (M*K*L*2 bytes, grown on demand, freed with the context); an A whose

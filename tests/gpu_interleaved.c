@@ -6,7 +6,9 @@
  *     same bits as the standard W, splits 1 and 3 (and the K % 128 != 0 mma path: those
  *     rows NaN, the others finite);
  *   - the reference path reads the layout: bit-identical to the standard W's reference run;
- *   - refusals: AUTO with M = 17, MMA_SYNC / WGMMA / WGMMA_T, batch_invariant -> UNSUPPORTED
+ *   - refusals: AUTO with M = 65, MMA_SYNC / WGMMA / WGMMA_T, batch_invariant -> UNSUPPORTED;
+ *     AUTO with M = 17 runs the skinny kernel where the pinned SKINNY path runs (same bits)
+ *     and is refused with that path's message where it is refused
  *     naming b; interleaved a, tetra_quantize / dequantize / convert_scales ->
  *     INVALID_ARGUMENT.
  * The GEMV bit-identity sweep (M = 1..16, dtypes, bias, alpha, splits) is in gpu_gemv.c. */
@@ -173,11 +175,15 @@ static void refusals(tetra_context *ctx) {
     stdmat s = std_make(&r, N, K, 1, TETRA_SCALE_SWIZZLED_128X4, 0);
     size_t P = tetra_nvfp4_interleaved_bytes(N, K);
     tu_devbuf dw = tu_dev_alloc(s.dbytes, 0), dws = tu_dev_alloc(s.sbytes, 0), dil = tu_dev_alloc(P, 0),
-              dx = tu_dev_alloc((size_t)(17 * K) * 2, 0), dy = tu_dev_alloc((size_t)(17 * N) * 4, 0xFF);
+              dx = tu_dev_alloc((size_t)(65 * K) * 2, 0), dy = tu_dev_alloc((size_t)(65 * N) * 4, 0xFF),
+              dy2 = tu_dev_alloc((size_t)(17 * N) * 4, 0xFF);
     tetra_matrix gw = s.m, gil = tetra_matrix_nvfp4(dil.ptr, NULL, TETRA_SCALE_INTERLEAVED_32X128, N, K, 1.0f);
     tetra_matrix gx17 = tetra_matrix_dense(TETRA_DTYPE_BF16, dx.ptr, 17, K),
                  gx4 = tetra_matrix_dense(TETRA_DTYPE_BF16, dx.ptr, 4, K),
                  gy17 = tetra_matrix_dense(TETRA_DTYPE_FP32, dy.ptr, 17, N),
+                 gy17b = tetra_matrix_dense(TETRA_DTYPE_FP32, dy2.ptr, 17, N),
+                 gx65 = tetra_matrix_dense(TETRA_DTYPE_BF16, dx.ptr, 65, K),
+                 gy65 = tetra_matrix_dense(TETRA_DTYPE_FP32, dy.ptr, 65, N),
                  gy4 = tetra_matrix_dense(TETRA_DTYPE_FP32, dy.ptr, 4, N), gq, d4;
     tetra_gemm_options o = tetra_gemm_options_default();
     const tetra_gemm_path refused[3] = {TETRA_PATH_MMA_SYNC, TETRA_PATH_WGMMA, TETRA_PATH_WGMMA_T};
@@ -186,7 +192,35 @@ static void refusals(tetra_context *ctx) {
     gw.data = dw.ptr;
     gw.scales = dws.ptr;
     CHECK(tetra_convert_weights(ctx, &gw, &gil) == TETRA_OK);
-    CHECK_ERR(tetra_gemm(ctx, &gx17, &gil, &gy17, &o), TETRA_ERR_UNSUPPORTED, "b: interleaved weights");
+    CHECK_ERR(tetra_gemm(ctx, &gx65, &gil, &gy65, &o), TETRA_ERR_UNSUPPORTED, "b: interleaved weights");
+    { /* M = 17: AUTO is the skinny kernel where that runs, refused with its message elsewhere */
+        tetra_gemm_options ps = tetra_gemm_options_default();
+        tetra_status pinned, autos;
+        ps.path = TETRA_PATH_SKINNY;
+        uint16_t *hx = (uint16_t *)malloc((size_t)(17 * K) * 2);
+        float *ya = (float *)malloc((size_t)(17 * N) * 4), *yp = (float *)malloc((size_t)(17 * N) * 4);
+        CHECK(hx && ya && yp);
+        for (long long i = 0; i < 17 * K; i++) hx[i] = tetra_f32_to_bf16((float)tetra_rng_normal(&r));
+        tu_dev_upload(&dx, hx, (size_t)(17 * K) * 2);
+        pinned = tetra_gemm(ctx, &gx17, &gil, &gy17b, &ps);
+        autos = tetra_gemm(ctx, &gx17, &gil, &gy17, &o);
+        CHECK(autos == pinned);
+        if (pinned == TETRA_OK) {
+            int nonzero = 0;
+            tu_dev_download(&dy, ya, (size_t)(17 * N) * 4);
+            tu_dev_download(&dy2, yp, (size_t)(17 * N) * 4);
+            CHECK(memcmp(ya, yp, (size_t)(17 * N) * 4) == 0);
+            for (long long i = 0; i < 17 * N; i++) nonzero |= ya[i] != 0.0f;
+            CHECK(nonzero);
+            printf("  AUTO at M = 17 = pinned SKINNY, bit for bit\n");
+        } else {
+            CHECK(strstr(tetra_last_error(), "skinny GEMM") != NULL);
+            printf("  AUTO at M = 17 refused with the skinny path's message: %s\n", tetra_last_error());
+        }
+        free(hx);
+        free(ya);
+        free(yp);
+    }
     for (int i = 0; i < 3; i++) {
         o.path = refused[i];
         CHECK_ERR(tetra_gemm(ctx, &gx4, &gil, &gy4, &o), TETRA_ERR_UNSUPPORTED, "b: interleaved weights");
@@ -211,7 +245,7 @@ static void refusals(tetra_context *ctx) {
     gq.data = (uint8_t *)dil.ptr + 8;
     CHECK_ERR(tetra_convert_weights(ctx, &gw, &gq), TETRA_ERR_INVALID_ARGUMENT, "16-byte aligned");
     printf("  refusals checked\n");
-    tu_dev_free(&dw); tu_dev_free(&dws); tu_dev_free(&dil); tu_dev_free(&dx); tu_dev_free(&dy);
+    tu_dev_free(&dw); tu_dev_free(&dws); tu_dev_free(&dil); tu_dev_free(&dx); tu_dev_free(&dy); tu_dev_free(&dy2);
     free(s.data); free(s.scales);
 }
 

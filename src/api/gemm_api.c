@@ -9,13 +9,23 @@
  * the heuristics take over if that path refuses the problem. A launcher that cannot take
  * a problem returns TETRA_ERR_UNSUPPORTED and the next one is tried; the reference kernel
  * takes everything, so AUTO never fails for a valid problem. Prepared (interleaved) weights
- * take the same route restricted to the GEMV and the reference kernel; TETRA_PATH_SKINNY
- * (prepared weights, M <= 64, sm_90a) runs only when pinned. */
+ * are read by the GEMV (M <= 16, else the reference kernel) and, for 17 <= M <= 64 on sm_90a,
+ * the skinny wgmma kernel (TETRA_PATH_SKINNY, also pinnable); anything else with them is
+ * refused with a message naming b. */
 #include <math.h>
 
 #include "../core/internal.h"
 #include "../cuda/launch.h"
 #include "dispatch_table.h"
+
+/* What AUTO or a pinned path cannot do with prepared (interleaved) weights. */
+static tetra_status il_refusal(tetra_gemm_path path, int64_t m, int batch_invariant) {
+    return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                      "b: interleaved weights are read by the GEMV path (M <= 16) and the SKINNY path (M <= 64, "
+                      "sm_90a, BF16/FP16 a) only, batch_invariant 0; here path %d, M = %lld, batch_invariant %d; "
+                      "tetra_convert_weights back to a standard layout for this product",
+                      (int)path, (long long)m, batch_invariant);
+}
 
 tetra_gemm_options tetra_gemm_options_default(void) {
     tetra_gemm_options o;
@@ -178,17 +188,18 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
     p.splits = o.splits;
     p.pdl = 0;
     p.ctx = ctx;
-    /* Prepared (interleaved) weights: only the GEMV kernels and the reference kernel read
-     * them (docs/notes/gemv-prepared-weights.md, section 2); the dispatch below never hands
-     * them to another launcher. */
+    /* Prepared (interleaved) weights: only the GEMV kernels, the skinny kernel and the
+     * reference kernel read them (docs/notes/gemv-prepared-weights.md, section 2); the
+     * dispatch below never hands them to another launcher. */
     il = b->scale_layout == TETRA_SCALE_INTERLEAVED_32X128;
     if (il && (o.path == TETRA_PATH_MMA_SYNC || o.path == TETRA_PATH_WGMMA || o.path == TETRA_PATH_WGMMA_T ||
-               o.batch_invariant || (o.path == TETRA_PATH_AUTO && p.m > 16)))
-        return tetra_fail(TETRA_ERR_UNSUPPORTED,
-                          "b: interleaved weights are read by the GEMV path (M <= 16) and a pinned SKINNY "
-                          "path (M <= 64) only, batch_invariant 0; here path %d, M = %lld, batch_invariant "
-                          "%d; tetra_convert_weights back to a standard layout for larger M",
-                          (int)o.path, (long long)p.m, o.batch_invariant);
+               o.batch_invariant || (o.path == TETRA_PATH_AUTO && p.m > 64)))
+        return il_refusal(o.path, p.m, o.batch_invariant);
+    /* 17..64 rows of prepared weights: the skinny wgmma kernel (run 50: 1.14-1.29x v7 on
+     * standard weights at M = 17..32, 0.86-1.02x at M = 64). Where it refuses (not sm_90a,
+     * NVFP4 a, alignment) its message, which names the argument, is returned: the product is
+     * refused as before rather than run on the reference kernel. */
+    if (il && o.path == TETRA_PATH_AUTO && p.m > 16) return tetra_launch_gemm_skinny(&p);
 
     switch (o.path) {
     case TETRA_PATH_REFERENCE:
@@ -199,7 +210,7 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
     case TETRA_PATH_MMA_SYNC: return tetra_launch_gemm_mma(&p);
     case TETRA_PATH_WGMMA: return launch_wgmma(&p);
     case TETRA_PATH_WGMMA_T: return launch_wgmma_t(&p);
-    /* pinned only: AUTO does not choose it (docs/notes/skinny-gemm.md, session 11) */
+    /* AUTO takes it for prepared weights at 17..64 rows (above) */
     case TETRA_PATH_SKINNY: return tetra_launch_gemm_skinny(&p);
     default: break;
     }

@@ -531,6 +531,7 @@ static int gemm_setup_b(gemm_kind kind, tetra_gemm_path path, int interleaved, c
                  path == TETRA_PATH_MMA_SYNC ? "path MMA_SYNC" : path == TETRA_PATH_WGMMA ? "path WGMMA"
                  : path == TETRA_PATH_WGMMA_T                               ? "path WGMMA_T"
                  : path == TETRA_PATH_SKINNY                                ? "path SKINNY"
+                 : path == TETRA_PATH_GEMV                                  ? "path GEMV"
                                                                              : "AUTO",
                  s->interleaved ? "interleaved-32x128 (prepared from swizzled/linear)"
                  : s->layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled-128x4");
@@ -806,9 +807,9 @@ static int setup_w4a16_batchinv(const bench_env *e, const bench_shape *sh, void 
              ((gemm_state *)*st)->layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled-128x4");
     return BENCH_OK;
 }
-/* B prepared in TETRA_SCALE_INTERLEAVED_32X128 (AUTO: the GEMV for M <= 16; larger M is
- * refused, so the arm reports unsupported there); the W4A4 pair with X already NVFP4
- * (kernel) or quantized in the call (full call) */
+/* B prepared in TETRA_SCALE_INTERLEAVED_32X128 (the GEMV for M <= 16; larger M is refused
+ * by the pinned GEMV / the W4A4 route, so the arms report unsupported there); the W4A4 pair
+ * with X already NVFP4 (kernel) or quantized in the call (full call) */
 /* $TETRA_BENCH_GEMV_SPLITS = S (an instrument knob for grid sweeps): these arms and the copy
  * probe pin the GEMV with S splits instead of AUTO's rule; -1 with a message if malformed */
 static int il_split_pin(int *splits, char *m, size_t l) {
@@ -823,10 +824,14 @@ static int il_split_pin(int *splits, char *m, size_t l) {
     *splits = (int)x;
     return 0;
 }
+/* The W4A16 arm pins the GEMV path: AUTO gives prepared weights to the skinny kernel at
+ * M = 17..64 (tetra-gemm-skinny times that), and at M <= 16 AUTO is the GEMV (no dispatch
+ * table ships). The W4A4 arms keep AUTO (the staging pass in front of the GEMV). */
 static int setup_il(gemm_kind kind, const bench_env *e, const bench_shape *sh, void **st, char *m, size_t l) {
     int splits, rc;
     if (il_split_pin(&splits, m, l)) return BENCH_ERROR;
-    rc = gemm_setup_b(kind, splits ? TETRA_PATH_GEMV : TETRA_PATH_AUTO, 1, e, sh, st, m, l);
+    rc = gemm_setup_b(kind, splits || kind == K_TETRA_W4A16 ? TETRA_PATH_GEMV : TETRA_PATH_AUTO, 1, e, sh, st, m,
+                      l);
     if (rc == BENCH_OK && splits) {
         gemm_state *s = (gemm_state *)*st;
         s->splits = splits;
