@@ -82,6 +82,27 @@ static inline void tetra_mark_done(std::atomic<unsigned long long> &done, int de
     if (device >= 0 && device < 64) done.fetch_or(1ull << device, std::memory_order_release);
 }
 
+/* The value of the __device__ int FLAG in `device`'s image of this binary, read once per
+ * device (0 where the read fails or device is outside 0..63). The kernel files set such a
+ * flag to 1 only in the device passes that compile a real kernel body (g_wgmma_kernel_built:
+ * sm_90a), so a launcher can report UNSUPPORTED instead of running an empty kernel. One
+ * instantiation, with its own cache, per flag. */
+template <const int *FLAG> int tetra_device_flag(int device) {
+    static std::atomic<unsigned long long> looked_up{0};
+    static int value[64];
+    if (device < 0 || device >= 64) return 0;
+    if (!tetra_done_on(looked_up, device)) {
+        int v = 0;
+        if (cudaMemcpyFromSymbol(&v, *FLAG, sizeof v) != cudaSuccess) {
+            (void)cudaGetLastError();
+            v = 0;
+        }
+        value[device] = v;
+        tetra_mark_done(looked_up, device);
+    }
+    return value[device];
+}
+
 /* Fixed-order split-K inside a kernel (gemv.cu, gemm_sm90.cu): the last CTA of an output
  * tile to arrive sums the partials. Each tile's 64-bit counter holds (tag << 24 |
  * arrivals); a counter whose tag is not this launch's (fresh or reused workspace) counts as
