@@ -122,6 +122,22 @@ __device__ __forceinline__ bool tetra_arrive_last(unsigned long long *ctr, unsig
     return true;
 }
 
+/* The split-K partials src[0], src[stride], ..., src[(splits - 1) * stride] summed in split
+ * order (the fixed order that makes a split-K result the same on every run), 8 loads in
+ * flight; __ldcg: another grid wrote them, and they are read once. */
+__device__ __forceinline__ float tetra_splitk_sum(const float *src, int64_t stride, int splits) {
+    float v = 0.0f;
+    for (int k0 = 0; k0 < splits; k0 += 8) {
+        float x[8];
+#pragma unroll
+        for (int j = 0; j < 8; j++) x[j] = k0 + j < splits ? __ldcg(src + (k0 + j) * stride) : 0.0f;
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            if (k0 + j < splits) v = k0 + j == 0 ? x[j] : v + x[j];
+    }
+    return v;
+}
+
 /* The counter tag of one launch: distinct per launch across every kernel that uses
  * tetra_arrive_last (one counter: an inline function's static is shared by all files),
  * bits 24..63 of a counter word, never 0 so that zeroed memory reads as another launch's. */

@@ -627,15 +627,7 @@ __global__ void __launch_bounds__(256) gemv_splitk_reduce(const gemv_params p) {
     const int64_t split_stride = (int64_t)GEMV_MAX_M * GEMV_ROWS_PER_CTA;
     const float *src = p.partial + (l * tiles + n / GEMV_ROWS_PER_CTA) * p.splits * split_stride +
                        m * GEMV_ROWS_PER_CTA + n % GEMV_ROWS_PER_CTA;
-    float v = 0.0f;
-    for (int k0 = 0; k0 < p.splits; k0 += 8) {
-        float x[8];
-#pragma unroll
-        for (int j = 0; j < 8; j++) x[j] = k0 + j < p.splits ? __ldcg(src + (k0 + j) * split_stride) : 0.0f;
-#pragma unroll
-        for (int j = 0; j < 8; j++)
-            if (k0 + j < p.splits) v = k0 + j == 0 ? x[j] : v + x[j];
-    }
+    const float v = tetra_splitk_sum(src, split_stride, p.splits);
     gemv_store(p, l, m, n, v, gemv_operand<XK>::pow2);
 }
 

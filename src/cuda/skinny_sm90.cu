@@ -567,15 +567,7 @@ __global__ void __launch_bounds__(256) skinny_splitk_reduce(const skinny_params 
     const int64_t n = i % p.n;
     const int64_t split_stride = (int64_t)SK_BT * p.n;
     const float *src = p.partial + l * p.splits * split_stride + (int64_t)m * p.n + n;
-    float v = 0.0f;
-    for (int k0 = 0; k0 < p.splits; k0 += 8) {
-        float x[8];
-#pragma unroll
-        for (int j = 0; j < 8; j++) x[j] = k0 + j < p.splits ? __ldcg(src + (k0 + j) * split_stride) : 0.0f;
-#pragma unroll
-        for (int j = 0; j < 8; j++)
-            if (k0 + j < p.splits) v = k0 + j == 0 ? x[j] : v + x[j];
-    }
+    const float v = tetra_splitk_sum(src, split_stride, p.splits);
     sk_store(p, l, m, n, v, sk_pow2<BF16>::v);
 }
 
