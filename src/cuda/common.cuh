@@ -52,6 +52,26 @@ __device__ __forceinline__ void tetra_pdl_wait() {
 #endif
 }
 
+/* Launch `kernel` as a programmatic dependent of the previous kernel on the stream
+ * (cudaLaunchAttributeProgrammaticStreamSerialization): it may be scheduled once that kernel
+ * has triggered (tetra_pdl_trigger) and calls tetra_pdl_wait before it touches anything
+ * that kernel reads or writes. Checked by the caller (TETRA_CUDA_TRY). P: the kernel's one
+ * parameter, a struct passed by value. */
+template <typename P>
+cudaError_t tetra_launch_dependent(void (*kernel)(P), dim3 grid, dim3 block, cudaStream_t stream, const P &prm) {
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, kernel, prm);
+}
+
 /* Load element i of a dense row as float. */
 __device__ __forceinline__ float tetra_load_dense(const void *base, int64_t i, tetra_dtype dt) {
     switch (dt) {

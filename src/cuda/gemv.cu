@@ -821,25 +821,6 @@ template <int XK, bool IL> int gemv_occupancy() {
     return occ;
 }
 
-/* Launch `kernel` as a programmatic dependent of the previous kernel on the stream
- * (cudaLaunchAttributeProgrammaticStreamSerialization): it may be scheduled once that kernel
- * has triggered (tetra_pdl_trigger) and calls tetra_pdl_wait before it touches anything
- * that kernel reads or writes. Checked by the caller (TETRA_CUDA_TRY). */
-cudaError_t launch_dependent(void (*kernel)(gemv_params), dim3 grid, dim3 block, cudaStream_t stream,
-                             const gemv_params &prm) {
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.gridDim = grid;
-    cfg.blockDim = block;
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = stream;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cudaLaunchKernelEx(&cfg, kernel, prm);
-}
-
 /* Whether `kernel`, as this device runs it, was compiled for sm_90 or later, i.e. holds the
  * griddepcontrol wait/trigger that make a programmatic dependent launch safe. A binary
  * without sm_90 code (sm_80 SASS, or compute_80 PTX JIT-compiled on a Hopper) has neither:
@@ -894,7 +875,7 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     prm.splits = (int)splits;
     dim3 grid((unsigned)tiles, (unsigned)splits, (unsigned)p->batch);
     if (p->pdl && pdl_compiled(gemv_nvfp4_mma<XK, IL>, p->ctx->device)) /* a dependent of the staging pass (gemm_api.c) */
-        TETRA_CUDA_TRY(launch_dependent(gemv_nvfp4_mma<XK, IL>, grid, dim3(GEMV_THREADS), stream, prm));
+        TETRA_CUDA_TRY(tetra_launch_dependent(gemv_nvfp4_mma<XK, IL>, grid, dim3(GEMV_THREADS), stream, prm));
     else
         gemv_nvfp4_mma<XK, IL><<<grid, GEMV_THREADS, 0, stream>>>(prm);
     TETRA_LAUNCH_CHECK();
@@ -904,7 +885,7 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
         /* sm_90+ code only (griddepcontrol; pdl_compiled); the W4A4 chain stays ordered:
          * staging pass -> mma kernel (waits on the pass) -> reduce (waits on the mma kernel) */
         if (TETRA_GEMV_PDL_REDUCE && pdl_compiled(gemv_splitk_reduce<XK>, p->ctx->device))
-            TETRA_CUDA_TRY(launch_dependent(gemv_splitk_reduce<XK>, rgrid, dim3(256), stream, prm));
+            TETRA_CUDA_TRY(tetra_launch_dependent(gemv_splitk_reduce<XK>, rgrid, dim3(256), stream, prm));
         else
             gemv_splitk_reduce<XK><<<rgrid, 256, 0, stream>>>(prm);
         TETRA_LAUNCH_CHECK();

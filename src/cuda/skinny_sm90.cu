@@ -704,16 +704,7 @@ template <bool BF16> tetra_status launch_skinny(skinny_params &prm, const tetra_
         dim3 rgrid((unsigned)((outs + 255) / 256), 1, (unsigned)p->batch);
 #if TETRA_SKINNY_EPI
         /* a programmatic dependent (sm_90a code only reaches here: skinny_built) */
-        cudaLaunchConfig_t cfg = {};
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attr[0].val.programmaticStreamSerializationAllowed = 1;
-        cfg.gridDim = rgrid;
-        cfg.blockDim = dim3(256);
-        cfg.stream = stream;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-        TETRA_CUDA_TRY(cudaLaunchKernelEx(&cfg, skinny_splitk_reduce<BF16>, prm));
+        TETRA_CUDA_TRY(tetra_launch_dependent(skinny_splitk_reduce<BF16>, rgrid, dim3(256), stream, prm));
 #else
         skinny_splitk_reduce<BF16><<<rgrid, 256, 0, stream>>>(prm);
 #endif
