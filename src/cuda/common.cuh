@@ -52,6 +52,26 @@ __device__ __forceinline__ void tetra_pdl_wait() {
 #endif
 }
 
+/* Launch `kernel` as a programmatic dependent of the previous kernel on the stream
+ * (cudaLaunchAttributeProgrammaticStreamSerialization): it may be scheduled once that kernel
+ * has triggered (tetra_pdl_trigger) and calls tetra_pdl_wait before it touches anything
+ * that kernel reads or writes. Checked by the caller (TETRA_CUDA_TRY). P: the kernel's one
+ * parameter, a struct passed by value. */
+template <typename P>
+cudaError_t tetra_launch_dependent(void (*kernel)(P), dim3 grid, dim3 block, cudaStream_t stream, const P &prm) {
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, kernel, prm);
+}
+
 /* Load element i of a dense row as float. */
 __device__ __forceinline__ float tetra_load_dense(const void *base, int64_t i, tetra_dtype dt) {
     switch (dt) {
@@ -82,6 +102,27 @@ static inline void tetra_mark_done(std::atomic<unsigned long long> &done, int de
     if (device >= 0 && device < 64) done.fetch_or(1ull << device, std::memory_order_release);
 }
 
+/* The value of the __device__ int FLAG in `device`'s image of this binary, read once per
+ * device (0 where the read fails or device is outside 0..63). The kernel files set such a
+ * flag to 1 only in the device passes that compile a real kernel body (g_wgmma_kernel_built:
+ * sm_90a), so a launcher can report UNSUPPORTED instead of running an empty kernel. One
+ * instantiation, with its own cache, per flag. */
+template <const int *FLAG> int tetra_device_flag(int device) {
+    static std::atomic<unsigned long long> looked_up{0};
+    static int value[64];
+    if (device < 0 || device >= 64) return 0;
+    if (!tetra_done_on(looked_up, device)) {
+        int v = 0;
+        if (cudaMemcpyFromSymbol(&v, *FLAG, sizeof v) != cudaSuccess) {
+            (void)cudaGetLastError();
+            v = 0;
+        }
+        value[device] = v;
+        tetra_mark_done(looked_up, device);
+    }
+    return value[device];
+}
+
 /* Fixed-order split-K inside a kernel (gemv.cu, gemm_sm90.cu): the last CTA of an output
  * tile to arrive sums the partials. Each tile's 64-bit counter holds (tag << 24 |
  * arrivals); a counter whose tag is not this launch's (fresh or reused workspace) counts as
@@ -99,6 +140,22 @@ __device__ __forceinline__ bool tetra_arrive_last(unsigned long long *ctr, unsig
     if ((int)(next & 0xFFFFFFull) != splits) return false;
     atomicExch(ctr, tag);
     return true;
+}
+
+/* The split-K partials src[0], src[stride], ..., src[(splits - 1) * stride] summed in split
+ * order (the fixed order that makes a split-K result the same on every run), 8 loads in
+ * flight; __ldcg: another grid wrote them, and they are read once. */
+__device__ __forceinline__ float tetra_splitk_sum(const float *src, int64_t stride, int splits) {
+    float v = 0.0f;
+    for (int k0 = 0; k0 < splits; k0 += 8) {
+        float x[8];
+#pragma unroll
+        for (int j = 0; j < 8; j++) x[j] = k0 + j < splits ? __ldcg(src + (k0 + j) * stride) : 0.0f;
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            if (k0 + j < splits) v = k0 + j == 0 ? x[j] : v + x[j];
+    }
+    return v;
 }
 
 /* The counter tag of one launch: distinct per launch across every kernel that uses

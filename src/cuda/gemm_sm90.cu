@@ -48,12 +48,8 @@
 
 #include "common.cuh"
 #include "launch.h"
-
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 900) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define TETRA_SM90_DEVICE 1
-#else
-#define TETRA_SM90_DEVICE 0
-#endif
+#include "smem.cuh"
+#include "wgmma.cuh" /* TETRA_SM90_DEVICE */
 
 namespace {
 
@@ -156,10 +152,6 @@ __device__ __forceinline__ cta_split cta_split_of(const sm90_params &p) {
     c.kt0 = (int)((int64_t)c.split * p.ktiles / p.splits);
     c.nk = __shfl_sync(0xFFFFFFFFu, (int)((int64_t)(c.split + 1) * p.ktiles / p.splits) - c.kt0, 0);
     return c;
-}
-
-__device__ __forceinline__ uint32_t smem_u32(const void *p) {
-    return (uint32_t)__cvta_generic_to_shared(p);
 }
 
 /* ---- mbarriers, by 32-bit shared address (computed once per kernel: generic pointers
@@ -270,18 +262,7 @@ __device__ __forceinline__ void cp_async4(uint32_t dst, const void *src, int src
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
 }
 
-/* ---- wgmma */
-/* Shared-memory matrix descriptor of a K-major tile with 128-byte rows in the 128B
- * swizzle (8-row atoms of 1024 bytes, atom base 1024-aligned): start address / 16 in
- * bits 0-13 (the low word), stride between 8-row groups 1024 bytes and layout type 1
- * (SWIZZLE_128B) in the constant high word. A k16 step inside the 64-wide tile advances
- * the start address by 32 bytes; the hardware applies the XOR. Shared addresses stay
- * below 2^18, so address / 16 fits the field and stepping it never carries into bit 14:
- * the kernel keeps only the low words (uniform registers, advanced by adds) and joins
- * the constant high word here. */
-enum : uint32_t { DESC_HI = (1024 >> 4) | (1u << 30) };
-__device__ __forceinline__ uint32_t desc_lo(uint32_t smem_addr) { return (smem_addr & 0x3FFFFu) >> 4; }
-__device__ __forceinline__ uint64_t desc_of(uint32_t lo) { return (uint64_t)DESC_HI << 32 | lo; }
+/* ---- wgmma (descriptor, fences, RS m64n64k16: wgmma.cuh) */
 
 /* The 128 FP32 accumulator registers of one m64n256k16 wgmma, written once for both input
  * types (the instruction strings differ only in the type suffix). */
@@ -349,16 +330,6 @@ __device__ __forceinline__ void wgmma_k16(float *d, uint64_t desc_a, uint64_t de
     else wgmma_m64n128k16<IS_BF16>(d, desc_a, desc_b);
 }
 
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N> __device__ __forceinline__ void wgmma_wait() {
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-/* Keep the compiler from moving accumulator reads/writes across an async wgmma. */
-template <int NACC> __device__ __forceinline__ void acc_fence(float *d) {
-#pragma unroll
-    for (int i = 0; i < NACC; i++) asm volatile("" : "+f"(d[i]));
-}
 
 /* ---- dequantization: E2M1 pairs straight into 16-bit pairs.
  * W holds two codes s|mmm in bits 0-3 and 16-19. Their magnitude bits placed at the
@@ -404,21 +375,7 @@ template <bool IS_BF16> __device__ __forceinline__ uint32_t scale_pair(uint32_t 
     return *(uint32_t *)&h;
 }
 
-/* Shared-space accesses by 32-bit shared address: generic pointers made ptxas emit
- * LD.E/ST.E with 64-bit address arithmetic in the dequantization loop. */
-__device__ __forceinline__ uint4 lds128(uint32_t a) {
-    uint4 v;
-    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a));
-    return v;
-}
-__device__ __forceinline__ uint32_t lds16(uint32_t a) {
-    uint16_t v;
-    asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(v) : "r"(a));
-    return v;
-}
-__device__ __forceinline__ void sts128(uint32_t a, uint32_t x, uint32_t y, uint32_t z, uint32_t w) {
-    asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"r"(a), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
-}
+/* (shared-space accesses by 32-bit shared address: smem.cuh) */
 
 /* Per-thread offsets of the dequantization, loop-invariant (ptxas recomputed ~25
  * address instructions per K-tile from t when they were written inside the loop).
@@ -637,31 +594,12 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
 
 /* ---- v7: the transposed product (gemm_wgmma_t_kernel below) */
 
-/* m64n{BT}k16 with A from registers (the "RS" form): a[0..3] are this thread's A fragment
- * (rows g and g + 8 of its warp's 16, k pairs 2t and 2t + 8; see dequant_frag); BT / 2
- * accumulators. */
-#define TETRA_WGMMA_N64_ACC_REGS \
-        "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"\
-        "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
-#define TETRA_WGMMA_N64_ACC_OPERANDS \
-          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-/* NT: the width; IA, ID, IP: asm operand numbers of a[0] (then "%a1,%a2,%a3"), desc_b and
- * the scale-d flag, which follow the NT / 2 accumulators */
-#define TETRA_WGMMA_RS(NT, TYPE, REGS, OPS, IA, ID, IP)                                               \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" IP ", 0;\n"                                       \
-                 "wgmma.mma_async.sync.aligned.m64n" NT "k16.f32." TYPE "." TYPE " "                     \
-                 "{" REGS "}, {%" IA "}, %" ID ", p, 1, 1, 0;\n}\n"                                      \
-                 : OPS                                                                              \
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1))
+/* m64n{BT}k16 with A from registers (the "RS" form; TETRA_WGMMA_RS and the n64 form:
+ * wgmma.cuh): a[0..3] are this thread's A fragment (rows g and g + 8 of its warp's 16, k
+ * pairs 2t and 2t + 8; see dequant_frag); BT / 2 accumulators. */
 #define TETRA_WGMMA_RS_N128(TYPE)                                                                   \
     TETRA_WGMMA_RS("128", TYPE, TETRA_WGMMA_N128_ACC_REGS, TETRA_WGMMA_N128_ACC_OPERANDS, "64,%65,%66,%67", \
                    "68", "69")
-#define TETRA_WGMMA_RS_N64(TYPE)                                                                    \
-    TETRA_WGMMA_RS("64", TYPE, TETRA_WGMMA_N64_ACC_REGS, TETRA_WGMMA_N64_ACC_OPERANDS, "32,%33,%34,%35", \
-                   "36", "37")
 template <bool IS_BF16, int BT>
 __device__ __forceinline__ void wgmma_rs_k16(float *d, const uint32_t *a, uint64_t desc_b) {
     /* if constexpr: the other widths' asm would name accumulators past d's end */
@@ -673,12 +611,6 @@ __device__ __forceinline__ void wgmma_rs_k16(float *d, const uint32_t *a, uint64
         if constexpr (IS_BF16) TETRA_WGMMA_RS_N64("bf16");
         else TETRA_WGMMA_RS_N64("f16");
     }
-}
-
-__device__ __forceinline__ uint32_t lds32(uint32_t a) {
-    uint32_t v;
-    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(a));
-    return v;
 }
 
 /* The 4 block scales of one row (byte s of `codes` = k16 step s) as 16-bit pairs (v, v),
@@ -921,7 +853,7 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
     const int t = threadIdx.x; /* 0..255 */
     const dq_offsets dq = dequant_offsets(t, p.scale_bulk);
     /* descriptor low words of this warpgroup's part of A stage 0 and of B tile 0 */
-    const uint32_t da0 = desc_lo(sb + C::OFF_A + row0 * 128), db0 = desc_lo(sb + C::OFF_BT + col0 * 128);
+    const uint32_t da0 = wgmma_desc_lo(sb + C::OFF_A + row0 * 128), db0 = wgmma_desc_lo(sb + C::OFF_BT + col0 * 128);
     /* ring positions: A stage and B tile of K-tile i (wgmma), raw stage and B tile of
      * K-tile i + 1 (dequantization), A stage and B tile of K-tile i - 1 (release) */
     ring_pos<C::SA> ra = {0, 0};
@@ -949,23 +881,23 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
         const uint32_t da = da0 + ra.slot * (C::A_TILE_BYTES / 16), db = db0 + rt.slot * (C::BT_TILE_BYTES / 16);
         mbar_wait(afull + 8 * ra.slot, ra.phase);
         mbar_wait(tfull + 8 * rt.slot, rt.phase);
-        acc_fence<C::NACC>(acc);
+        wgmma_acc_fence<C::NACC>(acc);
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < W_BK / 16; ks++)
 #pragma unroll
             for (int mb = 0; mb < C::MB; mb++) /* row block mb: rows 64*mb.., accumulators NACC/MB*mb.. */
-                wgmma_k16<IS_BF16, C::WN>(acc + mb * (C::WN / 2), desc_of(da + (mb * 64 * 128 + ks * 32) / 16),
-                                          desc_of(db + ks * 32 / 16));
+                wgmma_k16<IS_BF16, C::WN>(acc + mb * (C::WN / 2), wgmma_desc_of(da + (mb * 64 * 128 + ks * 32) / 16),
+                                          wgmma_desc_of(db + ks * 32 / 16));
         wgmma_commit();
-        acc_fence<C::NACC>(acc);
+        wgmma_acc_fence<C::NACC>(acc);
         if (i + 1 < nk) { /* while the tensor cores run K-tiles i-1 and i */
             ring_pos<W_TILES> rw = rt;
             rw.next();
             transform(rw);
         }
         wgmma_wait<1>(); /* K-tile i-1's group has completed: release its A stage and B tile */
-        acc_fence<C::NACC>(acc);
+        wgmma_acc_fence<C::NACC>(acc);
         if (i > 0 && lane == 0) {
             mbar_arrive(aempty + 8 * a_prev);
             mbar_arrive(tempty + 8 * t_prev);
@@ -976,7 +908,7 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
         rt.next();
     }
     wgmma_wait<0>();
-    acc_fence<C::NACC>(acc);
+    wgmma_acc_fence<C::NACC>(acc);
     /* the last stage/tile need no release: nothing waits for them */
 
     /* epilogue: FP32 scale, bias, convert, guarded stores (or raw FP32 partial sums under
@@ -1336,7 +1268,7 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     const uint32_t sc_off0 = p.scale_bulk ? 16 * (r & 31) + 4 * (r >> 5) : 4 * r;
     const uint32_t sc_off1 = p.scale_bulk ? 16 * ((r + 8) & 31) + 4 * ((r + 8) >> 5) : 4 * (r + 8);
     const uint32_t sel = tq | ((tq + 4) << 4);
-    const uint32_t db0 = desc_lo(sb + C::OFF_A); /* both consumers read all BT tokens */
+    const uint32_t db0 = wgmma_desc_lo(sb + C::OFF_A); /* both consumers read all BT tokens */
     const uint32_t aempty_peer = mapa_shared(aempty, cta_rank ^ 1u);
     ring_pos<C::SA> ra = {0, 0};
     ring_pos<C::SR> rr = {0, 0};
@@ -1358,14 +1290,14 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     auto step = [&](int i, const uint32_t (&cur)[16], uint32_t (&nxt)[16]) {
         const uint32_t db = db0 + ra.slot * (C::A_TILE_BYTES / 16);
         mbar_wait(afull + 8 * ra.slot, ra.phase);
-        acc_fence<C::NACC>(acc);
+        wgmma_acc_fence<C::NACC>(acc);
         wgmma_fence();
 #pragma unroll
-        for (int s = 0; s < W_BK / 16; s++) wgmma_rs_k16<IS_BF16, BT>(acc, cur + 4 * s, desc_of(db + s * 32 / 16));
+        for (int s = 0; s < W_BK / 16; s++) wgmma_rs_k16<IS_BF16, BT>(acc, cur + 4 * s, wgmma_desc_of(db + s * 32 / 16));
         wgmma_commit();
-        acc_fence<C::NACC>(acc);
+        wgmma_acc_fence<C::NACC>(acc);
         wgmma_wait<1>(); /* K-tile i - 1's group has completed: its A stage and nxt are free */
-        acc_fence<C::NACC>(acc);
+        wgmma_acc_fence<C::NACC>(acc);
         if (i > 0 && lane == 0) { /* both CTAs' producers write this stage */
             mbar_arrive(aempty + 8 * a_prev);
             mbar_arrive_remote(aempty_peer + 8 * a_prev);
@@ -1384,7 +1316,7 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
      * stage was waited on) */
     cluster_arrive();
     wgmma_wait<0>();
-    acc_fence<C::NACC>(acc);
+    wgmma_acc_fence<C::NACC>(acc);
 
     /* ---- epilogue: store_tile_t (shared with the v10 kernel) */
     store_tile_t<BT>(acc, p, sb + C::OFF_A, m0, n0, l, split, wg, warp, lane);
@@ -1646,7 +1578,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
 #pragma unroll
     for (int i = 0; i < C::NACC; i++) acc[i] = 0.0f;
     /* descriptor low words: this warpgroup's 64 rows of W stage 0, all tokens of A stage 0 */
-    const uint32_t dw0 = desc_lo(sb + C::OFF_W + (uint32_t)wg * 64 * 128), db0 = desc_lo(sb + C::OFF_A);
+    const uint32_t dw0 = wgmma_desc_lo(sb + C::OFF_W + (uint32_t)wg * 64 * 128), db0 = wgmma_desc_lo(sb + C::OFF_A);
     const uint32_t aempty_peer = mapa_shared(aempty, cta_rank ^ 1u);
     ring_pos<C::SA> ra = {0, 0};
     ring_pos<C::SW> rw = {0, 0};
@@ -1666,11 +1598,11 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
         const uint32_t dw = dw0 + rw.slot * (C::W_TILE_BYTES / 16), db = db0 + ra.slot * (C::A_TILE_BYTES / 16);
         mbar_wait(wfull + 8 * rw.slot, rw.phase);
         mbar_wait(afull + 8 * ra.slot, ra.phase);
-        acc_fence<C::NACC>(acc);
+        wgmma_acc_fence<C::NACC>(acc);
         wgmma_fence();
 #pragma unroll
         for (int s = 0; s < W_BK / 16; s++) /* k16 step s: 32 bytes into both K-major tiles */
-            wgmma_m64n256k16<IS_BF16>(acc, desc_of(dw + s * 32 / 16), desc_of(db + s * 32 / 16));
+            wgmma_m64n256k16<IS_BF16>(acc, wgmma_desc_of(dw + s * 32 / 16), wgmma_desc_of(db + s * 32 / 16));
         wgmma_commit();
         if (raw_issuer && i + C::SR < nk) { /* while the wgmmas run */
             issue_raw_bulk<C>(&tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
@@ -1678,9 +1610,9 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
             __syncwarp();
             rp.next();
         }
-        acc_fence<C::NACC>(acc);
+        wgmma_acc_fence<C::NACC>(acc);
         wgmma_wait<1>(); /* K-tile i - 1's group has completed: its A stage and W stage are free */
-        acc_fence<C::NACC>(acc);
+        wgmma_acc_fence<C::NACC>(acc);
         if (i > 0 && lane == 0) {
             mbar_arrive(aempty + 8 * a_prev);
             mbar_arrive_remote(aempty_peer + 8 * a_prev); /* both CTAs' producers write this stage */
@@ -1695,7 +1627,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
      * shared memory alive until the peer's are */
     cluster_arrive();
     wgmma_wait<0>();
-    acc_fence<C::NACC>(acc);
+    wgmma_acc_fence<C::NACC>(acc);
     store_tile_t<BT>(acc, p, sb + C::OFF_A, m0, n0, l, split, wg, warp, (uint32_t)lane);
 #else
     (void)tm_a;
@@ -1723,21 +1655,7 @@ PFN_cuTensorMapEncodeTiled_v12000 get_encode_fn(void) {
 }
 
 /* 1 if this binary holds the real sm_90a kernel for `device` (read once per device). */
-int kernel_built(int device) {
-    static std::atomic<unsigned long long> looked_up{0};
-    static int built[64];
-    if (device < 0 || device >= 64) return 0;
-    if (!tetra_done_on(looked_up, device)) {
-        int v = 0;
-        if (cudaMemcpyFromSymbol(&v, g_wgmma_kernel_built, sizeof v) != cudaSuccess) {
-            (void)cudaGetLastError();
-            v = 0;
-        }
-        built[device] = v;
-        tetra_mark_done(looked_up, device);
-    }
-    return built[device];
-}
+int kernel_built(int device) { return tetra_device_flag<&g_wgmma_kernel_built>(device); }
 
 } // namespace
 

@@ -40,7 +40,9 @@
  * element of an mma is computed from its own column alone.
  */
 #include "common.cuh"
+#include "gemv_warp.cuh" /* dequant_word, scale_pair2, half_bcast, prmt, cp.async */
 #include "launch.h"
+#include "smem.cuh"
 
 #include <stdint.h>
 #include <type_traits>
@@ -135,89 +137,13 @@ __device__ __forceinline__ void gemv_store(const gemv_params &p, int64_t l, int 
 
 /* ---------------------------------------------------------------- mma kernel pieces */
 
+/* (the dequantization, scale pairs and cp.async copies are in gemv_warp.cuh) */
+
 template <int XK> struct gemv_operand;
 /* BF16 operands carry 2^-7 each (see dequant_bf16), FP16 weights 2^-14 (dequant_fp16) */
 template <> struct gemv_operand<X_BF16> { static constexpr float pow2 = 128.0f; };        /* 2^7 */
 template <> struct gemv_operand<X_FP16> { static constexpr float pow2 = 16384.0f; };      /* 2^14 */
 template <> struct gemv_operand<X_NVFP4> { static constexpr float pow2 = 16384.0f; };     /* 2^7 * 2^7 */
-
-__device__ __forceinline__ uint32_t mul_f16x2(uint32_t a, uint32_t b) {
-    uint32_t d;
-    asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
-    return d;
-}
-
-/* bf16x2 multiply on sm_80 (mul.bf16x2 is sm_90+): fma with -0 adds nothing. */
-__device__ __forceinline__ uint32_t mul_bf16x2(uint32_t a, uint32_t b) {
-    uint32_t d;
-    asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(0x80008000u));
-    return d;
-}
-
-__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
-    uint32_t r;
-    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(sel));
-    return r;
-}
-
-/* (h, h) from half H of v (H = 0: bits 0-15). As a 16-bit broadcast, ptxas can fold it into
- * the HMUL2/HFMA2 that consumes it (operand .H0_H0 / .H1_H1); a PRMT stays an instruction. */
-template <int H, bool FOLD> __device__ __forceinline__ uint32_t half_bcast(uint32_t v) {
-    if (FOLD) {
-        uint32_t r;
-        if (H == 0)
-            asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {lo, lo};\n}" : "=r"(r) : "r"(v));
-        else
-            asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {hi, hi};\n}" : "=r"(r) : "r"(v));
-        return r;
-    }
-    return prmt(v, 0u, H ? 0x3232u : 0x1010u);
-}
-
-/* Scale pair of the operand type from two UE4M3 codes at bits 0-7 and 16-23 of `sp` (the
- * other bits zero), as (s_lo, s_hi) times the factor the bit-placed weights need:
- *   FP16: a code at bits 7..14 reads as s * 2^-8 (normal and subnormal alike); * 2^8 = s.
- *   BF16: a code at bits 4..11 reads as s * 2^-120; * 2^120 * 2^119 = s * 2^119 (< 2^128).
- * The NaN code 0x7F comes out finite here; the kernel flags such rows (nan_flags). */
-template <bool BF16> __device__ __forceinline__ uint32_t scale_pair2(uint32_t sp) {
-    if (BF16) return mul_bf16x2(mul_bf16x2(sp << 4, 0x7B807B80u), 0x7B007B00u);
-    return mul_f16x2(sp << 7, 0x5C005C00u);
-}
-
-/* One 32-bit word of 8 E2M1 nibbles n0..n7 (n0 in the low nibble) -> four operand pairs
- * out[i] = (n_i, n_{i+4}) * s2, low half n_i. A nibble's e1 e0 m bits go to the exponent's
- * two low bits and the mantissa's top bit, its sign to bit 15: BF16 bits 6-8, read as
- * e2m1 * 2^-126 (code 1 is the subnormal 2^-127 = 0.5 * 2^-126); times s * 2^119 that is
- * e2m1 * s * 2^-7 in [2^-17, 21]: exact.
- * Cost per pair: AND (two nibbles at 0-3 / 16-19, or 4-7 / 20-23, nothing else), one
- * integer multiply that places both copies (shifts 6 and 12, or 2 and 8: the copies do not
- * overlap, so the sum is an OR), AND with the sign/magnitude mask, one multiply by s2. */
-__device__ __forceinline__ void dequant_bf16(uint32_t w, uint32_t s2, uint32_t out[4]) {
-    const uint32_t keep = 0x81C081C0u;
-    const uint32_t w8 = w >> 8;
-    out[0] = mul_bf16x2(((w & 0x000F000Fu) * 0x1040u) & keep, s2);
-    out[1] = mul_bf16x2(((w & 0x00F000F0u) * 0x104u) & keep, s2);
-    out[2] = mul_bf16x2(((w8 & 0x000F000Fu) * 0x1040u) & keep, s2);
-    out[3] = mul_bf16x2(((w8 & 0x00F000F0u) * 0x104u) & keep, s2);
-}
-
-/* The same into FP16: bits 9-11 and 15, read as e2m1 * 2^-14; times s that is
- * e2m1 * s * 2^-14, a multiple of 2^-24 below 0.17: exact, subnormals included. Shifts 9
- * and 12 of one nibble overlap (bit 12), so the copies are ORed, from words that hold every
- * other nibble only (e: n0 n2 n4 n6, o: n1 n3 n5 n7), which keeps neighbours out. */
-__device__ __forceinline__ void dequant_fp16(uint32_t w, uint32_t s2, uint32_t out[4]) {
-    const uint32_t keep = 0x8E008E00u;
-    const uint32_t e = w & 0x0F0F0F0Fu, o = (w >> 4) & 0x0F0F0F0Fu;
-    out[0] = mul_f16x2(((e << 9) | (e << 12)) & keep, s2);
-    out[1] = mul_f16x2(((o << 9) | (o << 12)) & keep, s2);
-    out[2] = mul_f16x2(((e << 1) | (e << 4)) & keep, s2);
-    out[3] = mul_f16x2(((o << 1) | (o << 4)) & keep, s2);
-}
-
-template <bool BF16> __device__ __forceinline__ void dequant_word(uint32_t w, uint32_t s2, uint32_t out[4]) {
-    if (BF16) dequant_bf16(w, s2, out);
-    else dequant_fp16(w, s2, out);
-}
 
 /* Bit 7 of a byte of the result is set when that scale byte is the NaN code 0x7F or has
  * its sign bit set (not UE4M3): OR-accumulated, tested once at the end. */
@@ -225,24 +151,9 @@ __device__ __forceinline__ uint32_t nan_flags(uint32_t acc, uint32_t s4) {
     return acc | ((s4 & 0x7F7F7F7Fu) + 0x01010101u) | s4;
 }
 
-__device__ __forceinline__ uint32_t word_of(const uint4 &v, int q) {
-    return q == 0 ? v.x : q == 1 ? v.y : q == 2 ? v.z : v.w;
-}
-
-__device__ __forceinline__ uint32_t smem_addr(const void *p) {
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-/* Weights are read once: cp.async.cg keeps them out of L1 (scales and X stay there). */
-__device__ __forceinline__ void cp_async16(uint32_t dst, const void *src) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
-}
+/* The standard layout's 4-byte scale words (cp.async.ca: they stay in L1). */
 __device__ __forceinline__ void cp_async4(uint32_t dst, const void *src) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(dst), "l"(src) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N> __device__ __forceinline__ void cp_async_wait() {
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
 __device__ __forceinline__ uint32_t load_scale2(const uint8_t *ptr) {
@@ -341,7 +252,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
     const uint32_t s_sel_lo = (t & 1) ? 0x4342u : 0x4140u;
 
     gemv_stage *my = ring[warp];
-    const uint32_t ring_base = smem_addr(&my[0].w[0][lane]);
+    const uint32_t ring_base = smem_u32(&my[0].w[0][lane]);
     /* interleaved W: the lane's 16 scale bytes go to its own 16-byte slot of s */
     const uint32_t w_off = 0,
                    s_off = IL ? (uint32_t)((uint8_t *)&my[0].s[0][0] - (uint8_t *)&my[0].w[0][0])
@@ -716,15 +627,7 @@ __global__ void __launch_bounds__(256) gemv_splitk_reduce(const gemv_params p) {
     const int64_t split_stride = (int64_t)GEMV_MAX_M * GEMV_ROWS_PER_CTA;
     const float *src = p.partial + (l * tiles + n / GEMV_ROWS_PER_CTA) * p.splits * split_stride +
                        m * GEMV_ROWS_PER_CTA + n % GEMV_ROWS_PER_CTA;
-    float v = 0.0f;
-    for (int k0 = 0; k0 < p.splits; k0 += 8) {
-        float x[8];
-#pragma unroll
-        for (int j = 0; j < 8; j++) x[j] = k0 + j < p.splits ? __ldcg(src + (k0 + j) * split_stride) : 0.0f;
-#pragma unroll
-        for (int j = 0; j < 8; j++)
-            if (k0 + j < p.splits) v = k0 + j == 0 ? x[j] : v + x[j];
-    }
+    const float v = tetra_splitk_sum(src, split_stride, p.splits);
     gemv_store(p, l, m, n, v, gemv_operand<XK>::pow2);
 }
 
@@ -750,7 +653,7 @@ gemv_il_copy_probe(const uint8_t *w, int64_t batch_bytes, int nseg, int splits, 
                          ((r0 / TETRA_IL_ROWS) * nseg + seg_begin) * (int64_t)TETRA_IL_BLOCK_BYTES + 16 * lane;
     const int soff = TETRA_IL_SCALE_OFF + 16 * (lane >> 1) - 16 * lane;
     gemv_stage *my = ring[warp];
-    const uint32_t ring_base = smem_addr(&my[0].w[0][lane]);
+    const uint32_t ring_base = smem_u32(&my[0].w[0][lane]);
     const uint32_t s_off = (uint32_t)((uint8_t *)&my[0].s[0][0] - (uint8_t *)&my[0].w[0][0]);
     auto issue = [&](int slot) {
         const uint32_t base = ring_base + (uint32_t)slot * sizeof(gemv_stage);
@@ -918,25 +821,6 @@ template <int XK, bool IL> int gemv_occupancy() {
     return occ;
 }
 
-/* Launch `kernel` as a programmatic dependent of the previous kernel on the stream
- * (cudaLaunchAttributeProgrammaticStreamSerialization): it may be scheduled once that kernel
- * has triggered (tetra_pdl_trigger) and calls tetra_pdl_wait before it touches anything
- * that kernel reads or writes. Checked by the caller (TETRA_CUDA_TRY). */
-cudaError_t launch_dependent(void (*kernel)(gemv_params), dim3 grid, dim3 block, cudaStream_t stream,
-                             const gemv_params &prm) {
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.gridDim = grid;
-    cfg.blockDim = block;
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = stream;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cudaLaunchKernelEx(&cfg, kernel, prm);
-}
-
 /* Whether `kernel`, as this device runs it, was compiled for sm_90 or later, i.e. holds the
  * griddepcontrol wait/trigger that make a programmatic dependent launch safe. A binary
  * without sm_90 code (sm_80 SASS, or compute_80 PTX JIT-compiled on a Hopper) has neither:
@@ -991,7 +875,7 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     prm.splits = (int)splits;
     dim3 grid((unsigned)tiles, (unsigned)splits, (unsigned)p->batch);
     if (p->pdl && pdl_compiled(gemv_nvfp4_mma<XK, IL>, p->ctx->device)) /* a dependent of the staging pass (gemm_api.c) */
-        TETRA_CUDA_TRY(launch_dependent(gemv_nvfp4_mma<XK, IL>, grid, dim3(GEMV_THREADS), stream, prm));
+        TETRA_CUDA_TRY(tetra_launch_dependent(gemv_nvfp4_mma<XK, IL>, grid, dim3(GEMV_THREADS), stream, prm));
     else
         gemv_nvfp4_mma<XK, IL><<<grid, GEMV_THREADS, 0, stream>>>(prm);
     TETRA_LAUNCH_CHECK();
@@ -1001,7 +885,7 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
         /* sm_90+ code only (griddepcontrol; pdl_compiled); the W4A4 chain stays ordered:
          * staging pass -> mma kernel (waits on the pass) -> reduce (waits on the mma kernel) */
         if (TETRA_GEMV_PDL_REDUCE && pdl_compiled(gemv_splitk_reduce<XK>, p->ctx->device))
-            TETRA_CUDA_TRY(launch_dependent(gemv_splitk_reduce<XK>, rgrid, dim3(256), stream, prm));
+            TETRA_CUDA_TRY(tetra_launch_dependent(gemv_splitk_reduce<XK>, rgrid, dim3(256), stream, prm));
         else
             gemv_splitk_reduce<XK><<<rgrid, 256, 0, stream>>>(prm);
         TETRA_LAUNCH_CHECK();

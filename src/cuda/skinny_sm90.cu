@@ -30,11 +30,14 @@
  * are stored; each output column of a wgmma depends on its own B column only.
  * sm_90a only (TETRA_SM90_DEVICE); other targets compile an empty body and the launcher
  * returns TETRA_ERR_UNSUPPORTED.
- * Small device helpers are duplicated from gemv.cu / gemm_sm90.cu (those files are not
- * touched, so their SASS is unchanged).
+ * The GEMV's data-path helpers come from gemv_warp.cuh, the wgmma wrappers from wgmma.cuh,
+ * the shared-memory accessors from smem.cuh (shared with gemv.cu and gemm_sm90.cu).
  */
 #include "common.cuh"
+#include "gemv_warp.cuh"
 #include "launch.h"
+#include "smem.cuh"
+#include "wgmma.cuh" /* TETRA_SM90_DEVICE */
 
 #include <stdint.h>
 
@@ -74,12 +77,6 @@
 __attribute__((used)) static const char sk_variant_tag[] =
     "tetra-skinny-variant WAIT=" SK_STR(TETRA_SKINNY_WAIT) " XAHEAD=" SK_STR(TETRA_SKINNY_XAHEAD) " BAR=" SK_STR(
         TETRA_SKINNY_BAR) " EPI=" SK_STR(TETRA_SKINNY_EPI);
-
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 900) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define TETRA_SM90_DEVICE 1
-#else
-#define TETRA_SM90_DEVICE 0
-#endif
 
 namespace {
 
@@ -157,80 +154,7 @@ __device__ __forceinline__ void sk_store_sc(const skinny_params &p, int64_t l, i
 #endif
 
 #if TETRA_SM90_DEVICE
-/* ---- from gemv.cu (duplicated) */
-__device__ __forceinline__ uint32_t sk_mul_f16x2(uint32_t a, uint32_t b) {
-    uint32_t d;
-    asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
-    return d;
-}
-__device__ __forceinline__ uint32_t sk_mul_bf16x2(uint32_t a, uint32_t b) {
-    uint32_t d;
-    asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(0x80008000u));
-    return d;
-}
-__device__ __forceinline__ uint32_t sk_prmt(uint32_t a, uint32_t b, uint32_t sel) {
-    uint32_t r;
-    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(sel));
-    return r;
-}
-/* (h, h) from half H of v, as a 16-bit broadcast ptxas folds into the multiply */
-template <int H> __device__ __forceinline__ uint32_t sk_half_bcast(uint32_t v) {
-    uint32_t r;
-    if (H == 0)
-        asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {lo, lo};\n}" : "=r"(r) : "r"(v));
-    else
-        asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {hi, hi};\n}" : "=r"(r) : "r"(v));
-    return r;
-}
-template <bool BF16> __device__ __forceinline__ uint32_t sk_scale_pair2(uint32_t sp) {
-    if (BF16) return sk_mul_bf16x2(sk_mul_bf16x2(sp << 4, 0x7B807B80u), 0x7B007B00u);
-    return sk_mul_f16x2(sp << 7, 0x5C005C00u);
-}
-__device__ __forceinline__ void sk_dequant_bf16(uint32_t w, uint32_t s2, uint32_t out[4]) {
-    const uint32_t keep = 0x81C081C0u;
-    const uint32_t w8 = w >> 8;
-    out[0] = sk_mul_bf16x2(((w & 0x000F000Fu) * 0x1040u) & keep, s2);
-    out[1] = sk_mul_bf16x2(((w & 0x00F000F0u) * 0x104u) & keep, s2);
-    out[2] = sk_mul_bf16x2(((w8 & 0x000F000Fu) * 0x1040u) & keep, s2);
-    out[3] = sk_mul_bf16x2(((w8 & 0x00F000F0u) * 0x104u) & keep, s2);
-}
-__device__ __forceinline__ void sk_dequant_fp16(uint32_t w, uint32_t s2, uint32_t out[4]) {
-    const uint32_t keep = 0x8E008E00u;
-    const uint32_t e = w & 0x0F0F0F0Fu, o = (w >> 4) & 0x0F0F0F0Fu;
-    out[0] = sk_mul_f16x2(((e << 9) | (e << 12)) & keep, s2);
-    out[1] = sk_mul_f16x2(((o << 9) | (o << 12)) & keep, s2);
-    out[2] = sk_mul_f16x2(((e << 1) | (e << 4)) & keep, s2);
-    out[3] = sk_mul_f16x2(((o << 1) | (o << 4)) & keep, s2);
-}
-template <bool BF16> __device__ __forceinline__ void sk_dequant_word(uint32_t w, uint32_t s2, uint32_t out[4]) {
-    if (BF16) sk_dequant_bf16(w, s2, out);
-    else sk_dequant_fp16(w, s2, out);
-}
-__device__ __forceinline__ uint32_t sk_word_of(const uint4 &v, int q) {
-    return q == 0 ? v.x : q == 1 ? v.y : q == 2 ? v.z : v.w;
-}
-__device__ __forceinline__ void sk_cp_async16(uint32_t dst, const void *src) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
-}
-__device__ __forceinline__ void sk_cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N> __device__ __forceinline__ void sk_cp_async_wait() {
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-__device__ __forceinline__ uint32_t sk_smem_u32(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
-__device__ __forceinline__ uint4 sk_lds128(uint32_t a) {
-    uint4 v;
-    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a));
-    return v;
-}
-__device__ __forceinline__ uint2 sk_lds64(uint32_t a) {
-    uint2 v;
-    asm volatile("ld.shared.v2.u32 {%0,%1}, [%2];\n" : "=r"(v.x), "=r"(v.y) : "r"(a));
-    return v;
-}
-__device__ __forceinline__ void sk_sts128(uint32_t a, uint32_t x, uint32_t y, uint32_t z, uint32_t w) {
-    asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"r"(a), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
-}
-
+/* ---- skinny-only shared-memory and cluster operations */
 #if TETRA_SKINNY_XAHEAD == 2
 /* 16 bytes, or zeros where bytes == 0 (nothing is read then) */
 __device__ __forceinline__ void sk_cp_async16_zfill(uint32_t dst, const void *src, uint32_t bytes) {
@@ -278,43 +202,12 @@ __device__ __forceinline__ void sk_sts32f(uint32_t a, float v) {
 }
 #endif
 
-/* ---- from gemm_sm90.cu (duplicated): wgmma */
-/* K-major 128B-swizzled tile descriptor: start address / 16 in the low word; stride between
- * 8-row groups 1024 bytes and SWIZZLE_128B in the constant high word */
-enum : uint32_t { SK_DESC_HI = (1024 >> 4) | (1u << 30) };
-__device__ __forceinline__ uint64_t sk_desc(uint32_t smem_addr) {
-    return (uint64_t)SK_DESC_HI << 32 | ((smem_addr & 0x3FFFFu) >> 4);
-}
-__device__ __forceinline__ void sk_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void sk_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N> __device__ __forceinline__ void sk_wgmma_wait() {
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-template <int NACC> __device__ __forceinline__ void sk_acc_fence(float *d) {
-#pragma unroll
-    for (int i = 0; i < NACC; i++) asm volatile("" : "+f"(d[i]));
-}
-#define SK_WGMMA_N64_REGS \
-        "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"\
-        "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
-#define SK_WGMMA_N64_OPS \
-          "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-#define SK_WGMMA_RS_N64(TYPE)                                                                          \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                                           \
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE " "                        \
-                 "{" SK_WGMMA_N64_REGS "}, {%32,%33,%34,%35}, %36, p, 1, 1, 0;\n}\n"                    \
-                 : SK_WGMMA_N64_OPS                                                                     \
-                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc_b), "r"(1))
-/* m64n64k16, A (this thread's fragment: rows g, g + 8 of its warp's 16; k 2t.., 2t+8..)
- * from registers, B from shared memory */
+/* m64n64k16 RS (wgmma.cuh) with this thread's A fragment as four registers */
 template <bool BF16>
 __device__ __forceinline__ void sk_wgmma_rs(float *d, uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
                                             uint64_t desc_b) {
-    if constexpr (BF16) SK_WGMMA_RS_N64("bf16");
-    else SK_WGMMA_RS_N64("f16");
+    const uint32_t a[4] = {a0, a1, a2, a3};
+    wgmma_rs_m64n64k16<BF16>(d, a, desc_b);
 }
 #endif /* TETRA_SM90_DEVICE */
 
@@ -326,7 +219,7 @@ template <bool BF16>
 __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinny_params p) {
 #if TETRA_SM90_DEVICE
     extern __shared__ uint8_t smem_raw[];
-    const uint32_t sb = (sk_smem_u32(smem_raw) + 1023u) & ~1023u;
+    const uint32_t sb = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, wg = warp >> 2;
     const int g = lane >> 2, t = lane & 3;
     const int64_t l = blockIdx.z;
@@ -350,8 +243,8 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
     auto issue = [&](int slot) {
         const uint32_t base = ring_lane + (uint32_t)slot * SK_STAGE_BYTES;
 #pragma unroll
-        for (int i = 0; i < 4; i++) sk_cp_async16(base + i * 512, ilsrc + 512 * i);
-        sk_cp_async16(base + 2048, ilsrc + il_soff);
+        for (int i = 0; i < 4; i++) cp_async16(base + i * 512, ilsrc + 512 * i);
+        cp_async16(base + 2048, ilsrc + il_soff);
         ilsrc += TETRA_IL_BLOCK_BYTES;
     };
 #if TETRA_SKINNY_XAHEAD == 2
@@ -379,7 +272,7 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
     for (int j = 0; j < SK_STAGES - 1; j++) {
         if (active && j < nseg) issue(j);
         if (j + 1 < nseg) issue_x(j);
-        sk_cp_async_commit();
+        cp_async_commit();
     }
     if (!active) {
 #else
@@ -387,7 +280,7 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
 #pragma unroll
         for (int j = 0; j < SK_STAGES - 1; j++) {
             if (j < nseg) issue(j);
-            sk_cp_async_commit();
+            cp_async_commit();
         }
     } else {
 #endif
@@ -395,7 +288,7 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
 #pragma unroll
         for (int s = 0; s < SK_STAGES; s++)
 #pragma unroll
-            for (int i = 0; i < 5; i++) sk_sts128(ring_lane + s * SK_STAGE_BYTES + i * 512, 0u, 0u, 0u, 0u);
+            for (int i = 0; i < 5; i++) sts128(ring_lane + s * SK_STAGE_BYTES + i * 512, 0u, 0u, 0u, 0u);
     }
 
     /* ---- X staging: thread (warp w, lane) handles token 8w + lane % 8 and word q = lane / 8:
@@ -424,15 +317,15 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
 #pragma unroll
         for (int tt = 0; tt < 4; tt++) {
             const uint4 v = xr[tt];
-            f[tt][0] = sk_prmt(v.x, v.z, 0x5410u); /* (x0, x4) */
-            f[tt][1] = sk_prmt(v.x, v.z, 0x7632u); /* (x1, x5) */
-            f[tt][2] = sk_prmt(v.y, v.w, 0x5410u); /* (x2, x6) */
-            f[tt][3] = sk_prmt(v.y, v.w, 0x7632u); /* (x3, x7) */
+            f[tt][0] = prmt(v.x, v.z, 0x5410u); /* (x0, x4) */
+            f[tt][1] = prmt(v.x, v.z, 0x7632u); /* (x1, x5) */
+            f[tt][2] = prmt(v.y, v.w, 0x5410u); /* (x2, x6) */
+            f[tt][3] = prmt(v.y, v.w, 0x7632u); /* (x3, x7) */
         }
         const uint32_t base = buf + xst_row;
 #pragma unroll
         for (int j = 0; j < 4; j++) { /* j = a + hi: a = 2 (j / 2), hi = j % 2; chunk xc0 + j */
-            sk_sts128(base + (((xc0 + (uint32_t)j) ^ xsw) << 4), f[0][j], f[1][j], f[2][j], f[3][j]);
+            sts128(base + (((xc0 + (uint32_t)j) ^ xsw) << 4), f[0][j], f[1][j], f[2][j], f[3][j]);
         }
     };
     const uint32_t xbase = sb + SK_OFF_X;
@@ -462,64 +355,64 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
 #else
         if (more) load_x();
 #endif
-        sk_cp_async_wait<SK_STAGES - 2>(); /* this segment's W copies have landed */
+        cp_async_wait<SK_STAGES - 2>(); /* this segment's W copies have landed */
         const uint32_t st = ring_lane + (uint32_t)slot * SK_STAGE_BYTES;
         uint4 wraw[4];
 #pragma unroll
-        for (int i = 0; i < 4; i++) wraw[i] = sk_lds128(st + i * 512);
+        for (int i = 0; i < 4; i++) wraw[i] = lds128(st + i * 512);
         /* the lane's 8 bytes of its pair's 16: rows 0, 1 in .x, rows 2, 3 in .y */
-        const uint2 sv = sk_lds64(ring + 2048 + 16 * lane + 8 * (lane & 1) + (uint32_t)slot * SK_STAGE_BYTES);
+        const uint2 sv = lds64(ring + 2048 + 16 * lane + 8 * (lane & 1) + (uint32_t)slot * SK_STAGE_BYTES);
 #if TETRA_SKINNY_XAHEAD == 2
         {
             const int refill = slot == 0 ? SK_STAGES - 1 : slot - 1;
             if (active && s + SK_STAGES - 1 < nseg) issue(refill);
             if (s + SK_STAGES < nseg) issue_x(refill); /* X of segment s + 4 */
-            sk_cp_async_commit();
+            cp_async_commit();
         }
 #else
         if (active) {
             const int refill = slot == 0 ? SK_STAGES - 1 : slot - 1;
             if (s + SK_STAGES - 1 < nseg) issue(refill);
-            sk_cp_async_commit();
+            cp_async_commit();
         }
 #endif
         slot = slot == SK_STAGES - 1 ? 0 : slot + 1;
         uint32_t s2[4][2];
 #pragma unroll
         for (int i = 0; i < 4; i++) {
-            const uint32_t sp = sk_scale_pair2<BF16>(sk_prmt((i < 2) ? sv.x : sv.y, 0u, (i & 1) ? 0x4342u : 0x4140u));
-            s2[i][0] = sk_half_bcast<0>(sp);
-            s2[i][1] = sk_half_bcast<1>(sp);
+            const uint32_t sp = scale_pair2<BF16>(prmt((i < 2) ? sv.x : sv.y, 0u, (i & 1) ? 0x4342u : 0x4140u));
+            s2[i][0] = half_bcast<0, true>(sp);
+            s2[i][1] = half_bcast<1, true>(sp);
         }
         const uint32_t xb = xbase + xb_cur * SK_XBUF_BYTES;
 #pragma unroll
         for (int q = 0; q < 4; q++) {
             uint32_t wd[4][4];
 #pragma unroll
-            for (int i = 0; i < 4; i++) sk_dequant_word<BF16>(sk_word_of(wraw[i], q), s2[i][q >> 1], wd[i]);
+            for (int i = 0; i < 4; i++) dequant_word<BF16>(word_of(wraw[i], q), s2[i][q >> 1], wd[i]);
             /* steps (q, 0) and (q, 2): subtile q / 2, 32-byte step 2 (q % 2) + a / 2 */
             const uint32_t bq = xb + (uint32_t)(q >> 1) * SK_XSUB_BYTES + (uint32_t)(q & 1) * 64;
 #if TETRA_SKINNY_BAR
             /* segment s's X buffer: every thread stored its chunks (segment s - 1, q = 1) */
             if (q == 0 && s > 0) sk_mbar_wait(xbar, (uint32_t)(s - 1) & 1u);
 #endif
-            sk_acc_fence<32>(acc0);
-            sk_acc_fence<32>(acc1);
-            sk_wgmma_fence();
-            sk_wgmma_rs<BF16>(acc0, wd[0][0], wd[1][0], wd[0][1], wd[1][1], sk_desc(bq));
-            sk_wgmma_rs<BF16>(acc1, wd[2][0], wd[3][0], wd[2][1], wd[3][1], sk_desc(bq));
-            sk_wgmma_rs<BF16>(acc0, wd[0][2], wd[1][2], wd[0][3], wd[1][3], sk_desc(bq + 32));
-            sk_wgmma_rs<BF16>(acc1, wd[2][2], wd[3][2], wd[2][3], wd[3][3], sk_desc(bq + 32));
-            sk_wgmma_commit();
-            sk_acc_fence<32>(acc0);
-            sk_acc_fence<32>(acc1);
+            wgmma_acc_fence<32>(acc0);
+            wgmma_acc_fence<32>(acc1);
+            wgmma_fence();
+            sk_wgmma_rs<BF16>(acc0, wd[0][0], wd[1][0], wd[0][1], wd[1][1], wgmma_desc(bq));
+            sk_wgmma_rs<BF16>(acc1, wd[2][0], wd[3][0], wd[2][1], wd[3][1], wgmma_desc(bq));
+            sk_wgmma_rs<BF16>(acc0, wd[0][2], wd[1][2], wd[0][3], wd[1][3], wgmma_desc(bq + 32));
+            sk_wgmma_rs<BF16>(acc1, wd[2][2], wd[3][2], wd[2][3], wd[3][3], wgmma_desc(bq + 32));
+            wgmma_commit();
+            wgmma_acc_fence<32>(acc0);
+            wgmma_acc_fence<32>(acc1);
 #if TETRA_SKINNY_WAIT == 2
-            sk_wgmma_wait<2>(); /* q - 2's group has completed: its fragments are free */
+            wgmma_wait<2>(); /* q - 2's group has completed: its fragments are free */
 #else
-            sk_wgmma_wait<1>(); /* q - 1's group has completed: its fragments are free */
+            wgmma_wait<1>(); /* q - 1's group has completed: its fragments are free */
 #endif
-            sk_acc_fence<32>(acc0);
-            sk_acc_fence<32>(acc1);
+            wgmma_acc_fence<32>(acc0);
+            wgmma_acc_fence<32>(acc1);
 #if TETRA_SKINNY_WAIT == 2
             /* No branch between wgmma groups: with two groups in flight, ptxas serializes every
              * wgmma (C7513, nvcc 13.0) when the X store sits in an `if (more)` block. In the
@@ -535,7 +428,7 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
             if (q == 0 && xst) {
 #pragma unroll
                 for (int tt = 0; tt < 4; tt++)
-                    xr[tt] = sk_lds128(xraw + (uint32_t)xslot * SK_XRAW_STAGE_BYTES + tt * 4096);
+                    xr[tt] = lds128(xraw + (uint32_t)xslot * SK_XRAW_STAGE_BYTES + tt * 4096);
             }
 #endif
 #if TETRA_SKINNY_BAR
@@ -557,10 +450,10 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
         xb_cur = xb_next;
         xb_next = xb_next == SK_XBUF - 1 ? 0 : xb_next + 1;
     }
-    sk_cp_async_wait<0>();
-    sk_wgmma_wait<0>();
-    sk_acc_fence<32>(acc0);
-    sk_acc_fence<32>(acc1);
+    cp_async_wait<0>();
+    wgmma_wait<0>();
+    wgmma_acc_fence<32>(acc0);
+    wgmma_acc_fence<32>(acc1);
 
     /* ---- epilogue. Accumulator 4c + j of operand `at`: weight row 32 warp + 16 at + g +
      * 8 (j / 2) of the tile (row i = 2 at + j / 2 of the lane), token 8c + 2t + j % 2 */
@@ -674,34 +567,12 @@ __global__ void __launch_bounds__(256) skinny_splitk_reduce(const skinny_params 
     const int64_t n = i % p.n;
     const int64_t split_stride = (int64_t)SK_BT * p.n;
     const float *src = p.partial + l * p.splits * split_stride + (int64_t)m * p.n + n;
-    float v = 0.0f;
-    for (int k0 = 0; k0 < p.splits; k0 += 8) {
-        float x[8];
-#pragma unroll
-        for (int j = 0; j < 8; j++) x[j] = k0 + j < p.splits ? __ldcg(src + (k0 + j) * split_stride) : 0.0f;
-#pragma unroll
-        for (int j = 0; j < 8; j++)
-            if (k0 + j < p.splits) v = k0 + j == 0 ? x[j] : v + x[j];
-    }
+    const float v = tetra_splitk_sum(src, split_stride, p.splits);
     sk_store(p, l, m, n, v, sk_pow2<BF16>::v);
 }
 
 /* 1 if this binary holds the real sm_90a kernel for `device` (read once per device). */
-int skinny_built(int device) {
-    static std::atomic<unsigned long long> looked_up{0};
-    static int built[64];
-    if (device < 0 || device >= 64) return 0;
-    if (!tetra_done_on(looked_up, device)) {
-        int v = 0;
-        if (cudaMemcpyFromSymbol(&v, g_skinny_kernel_built, sizeof v) != cudaSuccess) {
-            (void)cudaGetLastError();
-            v = 0;
-        }
-        built[device] = v;
-        tetra_mark_done(looked_up, device);
-    }
-    return built[device];
-}
+int skinny_built(int device) { return tetra_device_flag<&g_skinny_kernel_built>(device); }
 
 /* The split count: a function of N, K, L and the SM count only (never M). One CTA per SM;
  * cost in microseconds = waves x (segments per split x SEG_US + CTA_US) + the reduce's
@@ -833,16 +704,7 @@ template <bool BF16> tetra_status launch_skinny(skinny_params &prm, const tetra_
         dim3 rgrid((unsigned)((outs + 255) / 256), 1, (unsigned)p->batch);
 #if TETRA_SKINNY_EPI
         /* a programmatic dependent (sm_90a code only reaches here: skinny_built) */
-        cudaLaunchConfig_t cfg = {};
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attr[0].val.programmaticStreamSerializationAllowed = 1;
-        cfg.gridDim = rgrid;
-        cfg.blockDim = dim3(256);
-        cfg.stream = stream;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-        TETRA_CUDA_TRY(cudaLaunchKernelEx(&cfg, skinny_splitk_reduce<BF16>, prm));
+        TETRA_CUDA_TRY(tetra_launch_dependent(skinny_splitk_reduce<BF16>, rgrid, dim3(256), stream, prm));
 #else
         skinny_splitk_reduce<BF16><<<rgrid, 256, 0, stream>>>(prm);
 #endif
