@@ -196,7 +196,7 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
                o.batch_invariant || (o.path == TETRA_PATH_AUTO && p.m > 64)))
         return il_refusal(o.path, p.m, o.batch_invariant);
     /* 17..64 rows of prepared weights: the skinny wgmma kernel (run 50: 1.14-1.29x v7 on
-     * standard weights at M = 17..32, 0.86-1.02x at M = 64). Where it refuses (not sm_90a,
+     * standard weights at M = 17..32, 0.86-1.01x at M = 64). Where it refuses (not sm_90a,
      * NVFP4 a, alignment) its message, which names the argument, is returned: the product is
      * refused as before rather than run on the reference kernel. */
     if (il && o.path == TETRA_PATH_AUTO && p.m > 16) return tetra_launch_gemm_skinny(&p);

@@ -798,7 +798,7 @@ int64_t gemv_auto_splits(int64_t nseg, int64_t tiles, int64_t batch, int sms, in
      * segments per split when that leaves >= one CTA per SM. At the 33 MB decode shapes
      * fewer, longer CTAs streamed faster than one full wave of short ones (run 47: 14336x4096
      * 3 splits 3.4% and 4096x14336 8 splits 5% faster than the 4 / 16 this rule gave; each
-     * warp's ring fill and drain is paid per split). With 10 (run 48): 1.1-11% faster
+     * warp's ring fill and drain is paid per split). With 10 (run 48): 1.0-10.9% faster
      * wherever it changes the count, M = 1..16. 0: off (session 10's rule). */
 #if TETRA_GEMV_LONG_SPLIT_SEGS > 0
     const int64_t s_long = nseg / TETRA_GEMV_LONG_SPLIT_SEGS;

@@ -43,7 +43,7 @@
 
 /* A/B switches (CMake cache variables; notes: skinny-gemm.md, "skinny2 (session 11)"). Every
  * variant gives the same bits. Defaults from run 50: EPI 1 (the epilogue without the partials'
- * round trip: 64x14336x4096 42.3 -> 34.6 us); WAIT 2 and XAHEAD 2 did not pay.
+ * round trip: 64x14336x4096 42.30 -> 34.55 us); WAIT 2 and XAHEAD 2 did not pay.
  *   TETRA_SKINNY_WAIT (1, 2): wgmma groups left in flight by the per-q wait_group (2: three
  *     fragment sets live).
  *   TETRA_SKINNY_XAHEAD (1, 2): 2 copies X by cp.async into a raw per-thread staging ring that
