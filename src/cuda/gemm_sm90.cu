@@ -41,6 +41,7 @@
  * and N are zero-filled by TMA / cp.async). Scales: any layout and alignment.
  */
 #include <stdint.h>
+#include <stdio.h> /* TETRA_GEMM_TRACE builds: launch_traced */
 #include <stdlib.h>
 
 #include <cuda.h>
@@ -130,6 +131,10 @@ struct sm90_params {
     unsigned long long *counters;
     unsigned long long tag;
     int diag; /* TETRA_GEMM_DIAG builds only: 1 no dequant, 3 no scale loads, 4 = 1+3 */
+#ifdef TETRA_GEMM_TRACE
+    unsigned long long *trace; /* v10.1's per-CTA clock trace (NULL: none), trace_stride words per CTA */
+    long long trace_stride;
+#endif
 };
 
 /* Set in each device image: 1 only where the kernel body below is real (sm_90a). The
@@ -1378,7 +1383,39 @@ static_assert(cfg_ss::SW >= 3 && cfg_ss::SA >= 3 && cfg_ss::SR >= 2, "ring depth
 static_assert(cfg_ss::SA * cfg_ss::A_TILE_BYTES >= 256 * 512, "epilogue staging");
 static_assert(cfg_ss::OFF_W % 1024 == 0 && cfg_ss::W_TILE_BYTES % 1024 == 0, "W tiles: 1024-byte swizzle atoms");
 
+/* TETRA_GEMM_TRACE builds only (-DTETRA_GEMM_TRACE in CMAKE_CUDA_FLAGS; a diagnostic, never
+ * shipped): v10.1 writes a clock trace of every CTA when the launcher was asked for one
+ * (TETRA_GEMM_TRACE_OUT, launch_t). Per CTA, trace_stride 64-bit words: a 16-word header
+ * (SS_TR_* below), then 8 32-bit SM-clock readings per K-tile (SS_TK_*). clock64 is per SM:
+ * CLK0 and STORED hold all 64 bits (CTAs of one SM compare), the rest the low 32. */
+enum { SS_TR_SMID, SS_TR_GT0, SS_TR_CLK0, SS_TR_INIT, SS_TR_LOOP_END, SS_TR_DRAINED, SS_TR_STORED, SS_TR_GT1,
+       SS_TR_NK, SS_TR_HDR = 16 };
+enum { SS_TK_C_WAIT, SS_TK_C_WFULL, SS_TK_C_AFULL, SS_TK_C_PREV_DONE, SS_TK_X_RAW, SS_TK_X_WEMPTY, SS_TK_X_DONE,
+       SS_TK_A_ISSUED, SS_TK_N };
 #if TETRA_SM90_DEVICE
+#ifdef TETRA_GEMM_TRACE
+__device__ __forceinline__ unsigned long long *ss_trace_cta(const sm90_params &p) {
+    const long long cta = blockIdx.x + (long long)gridDim.x * (blockIdx.y + (long long)gridDim.y * blockIdx.z);
+    return p.trace + cta * p.trace_stride;
+}
+__device__ __forceinline__ unsigned long long ss_globaltimer() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+#define SS_TRACE_HDR(p, w, v)                                                                                         \
+    do {                                                                                                              \
+        if ((p).trace) ss_trace_cta(p)[w] = (v);                                                                      \
+    } while (0)
+#define SS_TRACE_KT(p, i, e)                                                                                          \
+    do {                                                                                                              \
+        if ((p).trace) ((uint32_t *)(ss_trace_cta(p) + SS_TR_HDR))[(i) * SS_TK_N + (e)] = (uint32_t)clock64();       \
+    } while (0)
+#else
+#define SS_TRACE_HDR(p, w, v) ((void)0)
+#define SS_TRACE_KT(p, i, e) ((void)0)
+#endif
+
 /* One weight row of a K-tile (64 elements: 32 raw bytes in two 16-byte halves, 4 block
  * scales) dequantized into its 128-byte row of a W tile, v7's values: dequant_b_tile's
  * per-pair bit trick (PRMT to [even, 0, odd, 0], e2m1x2_bits, one HMUL2 by the pre-scaled
@@ -1474,10 +1511,12 @@ __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_a, const 
             rp.next();
         }
         mbar_wait(rfull + 8 * rr.slot, rr.phase);
+        if (t == 64) SS_TRACE_KT(p, i, SS_TK_X_RAW);
         const uint32_t raw = sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off;
         const uint4 h0 = lds128(raw), h1 = lds128(raw ^ 16);
         const uint32_t codes = prmt(lds32(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + sc_off), 0, csel);
         mbar_wait(wempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile i - SW */
+        if (t == 64) SS_TRACE_KT(p, i, SS_TK_X_WEMPTY);
         if (ROLE == XF_LOAD_A) {
             /* the whole warp waits and tests (lane 0's answer for all), one lane issues: the
              * ring counters stay warp-uniform (uniform registers, no divergent branch) */
@@ -1490,12 +1529,14 @@ __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_a, const 
                     issue_a_multicast<C>(tm_a, sb, afull + 8 * ra.slot, ra.slot, kt0 + na, m0, l, cta_rank);
                 __syncwarp();
             }
+            if (t == 0) SS_TRACE_KT(p, i, SS_TK_A_ISSUED);
         }
         if (diag != 1 && diag != 4)
             xform_row<IS_BF16>(sb + C::OFF_W + rw.slot * C::W_TILE_BYTES, chunk, h0, h1, codes);
         mbar_arrive(rempty + 8 * rr.slot); /* this thread's raw and scale reads have returned */
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         mbar_arrive(wfull + 8 * rw.slot);
+        if (t == 64) SS_TRACE_KT(p, i, SS_TK_X_DONE);
         rr.next();
         rw.next();
     }
@@ -1535,6 +1576,17 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     const int diag = p.diag; /* 1: no dequantization (stale W tiles), 3: no scale loads, 4: both */
 #else
     const int diag = 0;
+#endif
+#ifdef TETRA_GEMM_TRACE
+    if (threadIdx.x == 0 && p.trace) {
+        unsigned long long *h = ss_trace_cta(p);
+        uint32_t smid;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+        h[SS_TR_SMID] = smid | (unsigned long long)cta_rank << 32;
+        h[SS_TR_GT0] = ss_globaltimer();
+        h[SS_TR_CLK0] = clock64(); /* all 64 bits: CTAs of one SM compare */
+        h[SS_TR_NK] = (unsigned long long)nk;
+    }
 #endif
 
     if (threadIdx.x == 0) {
@@ -1594,10 +1646,15 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
             issue_raw_bulk<C>(&tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
                               kt0 + j);
     __syncwarp();
+    const bool tracer = threadIdx.x == 0; /* consumer warp 0 of warpgroup 0 */
+    if (tracer) SS_TRACE_HDR(p, SS_TR_INIT, (uint32_t)clock64());
     for (int i = 0; i < nk; i++) {
         const uint32_t dw = dw0 + rw.slot * (C::W_TILE_BYTES / 16), db = db0 + ra.slot * (C::A_TILE_BYTES / 16);
+        if (tracer) SS_TRACE_KT(p, i, SS_TK_C_WAIT);
         mbar_wait(wfull + 8 * rw.slot, rw.phase);
+        if (tracer) SS_TRACE_KT(p, i, SS_TK_C_WFULL);
         mbar_wait(afull + 8 * ra.slot, ra.phase);
+        if (tracer) SS_TRACE_KT(p, i, SS_TK_C_AFULL);
         wgmma_acc_fence<C::NACC>(acc);
         wgmma_fence();
 #pragma unroll
@@ -1613,6 +1670,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
         wgmma_acc_fence<C::NACC>(acc);
         wgmma_wait<1>(); /* K-tile i - 1's group has completed: its A stage and W stage are free */
         wgmma_acc_fence<C::NACC>(acc);
+        if (tracer) SS_TRACE_KT(p, i, SS_TK_C_PREV_DONE);
         if (i > 0 && lane == 0) {
             mbar_arrive(aempty + 8 * a_prev);
             mbar_arrive_remote(aempty_peer + 8 * a_prev); /* both CTAs' producers write this stage */
@@ -1625,10 +1683,18 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     }
     /* as v7: this CTA's last remote arrival is done; store_tile_t's cluster_wait keeps its
      * shared memory alive until the peer's are */
+    if (tracer) SS_TRACE_HDR(p, SS_TR_LOOP_END, (uint32_t)clock64());
     cluster_arrive();
     wgmma_wait<0>();
     wgmma_acc_fence<C::NACC>(acc);
+    if (tracer) SS_TRACE_HDR(p, SS_TR_DRAINED, (uint32_t)clock64());
     store_tile_t<BT>(acc, p, sb + C::OFF_A, m0, n0, l, split, wg, warp, (uint32_t)lane);
+#ifdef TETRA_GEMM_TRACE
+    if (tracer && p.trace) {
+        ss_trace_cta(p)[SS_TR_STORED] = clock64();
+        ss_trace_cta(p)[SS_TR_GT1] = ss_globaltimer();
+    }
+#endif
 #else
     (void)tm_a;
     (void)tm_b;
@@ -1796,6 +1862,10 @@ static tetra_status prepare_sm90(const tetra_gemm_problem *p, const char *name, 
     prm->alpha = p->alpha;
     prm->gb = b->gscale_dev;
     prm->diag = 0;
+#ifdef TETRA_GEMM_TRACE
+    prm->trace = NULL;
+    prm->trace_stride = 0;
+#endif
 #ifdef TETRA_GEMM_DIAG
     if (getenv("TETRA_GEMM_DIAG_MODE")) prm->diag = atoi(getenv("TETRA_GEMM_DIAG_MODE"));
 #endif
@@ -1943,6 +2013,37 @@ static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
     return c;
 }
 
+#ifdef TETRA_GEMM_TRACE
+/* TETRA_GEMM_TRACE builds: launch v10.1 once with a trace buffer, wait for it and write the
+ * trace to the file TETRA_GEMM_TRACE_OUT names (overwritten per call): 6 int64 (magic
+ * 0x54524143, grid x, y, z, words per CTA, K-tiles of the problem), then the words
+ * (docs/notes/session12-trace.py reads them). A diagnostic: synchronous, no split-K reduce. */
+static tetra_status launch_traced(cudaLaunchConfig_t lc, void (*kernel)(const CUtensorMap, const CUtensorMap,
+                                                                        const sm90_params),
+                                  const CUtensorMap &tm_a, const CUtensorMap &tm_b, sm90_params prm,
+                                  const tetra_gemm_problem *p) {
+    const long long ktiles = (p->k + W_BK - 1) / W_BK;
+    const long long ctas = (long long)lc.gridDim.x * lc.gridDim.y * lc.gridDim.z;
+    prm.trace_stride = SS_TR_HDR + (ktiles * SS_TK_N + 1) / 2;
+    const size_t bytes = (size_t)(ctas * prm.trace_stride) * 8;
+    TETRA_CUDA_TRY(cudaMalloc((void **)&prm.trace, bytes));
+    TETRA_CUDA_TRY(cudaMemset(prm.trace, 0, bytes));
+    TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, kernel, tm_a, tm_b, prm));
+    TETRA_CUDA_TRY(cudaDeviceSynchronize());
+    unsigned long long *h = (unsigned long long *)malloc(bytes);
+    FILE *f = fopen(getenv("TETRA_GEMM_TRACE_OUT"), "wb");
+    if (h && f && cudaMemcpy(h, prm.trace, bytes, cudaMemcpyDeviceToHost) == cudaSuccess) {
+        const long long hdr[6] = {0x54524143, lc.gridDim.x, lc.gridDim.y, lc.gridDim.z, prm.trace_stride, ktiles};
+        fwrite(hdr, sizeof hdr, 1, f);
+        fwrite(h, 1, bytes, f);
+    }
+    if (f) fclose(f);
+    free(h);
+    cudaFree(prm.trace);
+    return TETRA_OK;
+}
+#endif
+
 /* The transposed kernel's grid x: 128-row weight tiles, rounded up to whole clusters. */
 static unsigned grid_x_t(int64_t n) {
     const int64_t tiles = (n + cfg_t<128>::BN - 1) / cfg_t<128>::BN;
@@ -1995,6 +2096,9 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
             return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: a cluster of %d CTAs cannot be scheduled here",
                               (int)T_CLUSTER);
     }
+#ifdef TETRA_GEMM_TRACE
+    if (BT == 256 && getenv("TETRA_GEMM_TRACE_OUT")) return launch_traced(lc, kernel, tm_a, tm_b, prm, p);
+#endif
     TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, kernel, tm_a, tm_b, prm));
     TETRA_LAUNCH_CHECK();
     return prm.splits > 1 && !prm.counters ? launch_splitk_reduce(prm, stream) : TETRA_OK;
