@@ -28,10 +28,10 @@
  * from the TMA tile; 128 weight rows x BT = 64 or 128 tokens per CTA (by M), split-K
  * under one wave of CTAs, launched in 2-CTA clusters along
  * N whose two CTAs share each activation tile (TMA multicast, one half loaded by each).
- * At BT = 256 (M > 128) the same family runs gemm_wgmma_t_ss_kernel ("v10", "v10.1"): the
- * four producer warps dequantize each raw weight tile into a ring of swizzled 16-bit tiles
- * in shared memory (a transform stage), issuing the loads in between, and the consumers
- * issue SS wgmmas only. Same takes and load code.
+ * At BT = 256 (M > 128) the same family runs gemm_wgmma_t_ss_kernel ("v10" .. "v10.3"):
+ * the four producer warps dequantize each raw weight tile into a ring of swizzled 16-bit
+ * tiles in shared memory (a transform stage), and the consumers issue SS wgmmas only, two
+ * of their warps also issuing the raw and activation loads. Same takes and load code.
  * Takes (else TETRA_ERR_UNSUPPORTED, the mma.sync kernel takes the problem): an sm_90
  * device and a binary with sm_90a code; A BF16/FP16 (W4A4 arrives here as A staged in
  * BF16 by gemm_api.c), 16-byte
@@ -132,7 +132,7 @@ struct sm90_params {
     unsigned long long tag;
     int diag; /* TETRA_GEMM_DIAG builds only: 1 no dequant, 3 no scale loads, 4 = 1+3 */
 #ifdef TETRA_GEMM_TRACE
-    unsigned long long *trace; /* v10.1's per-CTA clock trace (NULL: none), trace_stride words per CTA */
+    unsigned long long *trace; /* the BT-256 kernel's per-CTA clock trace (NULL: none), trace_stride words per CTA */
     long long trace_stride;
 #endif
 };
@@ -1384,7 +1384,7 @@ static_assert(cfg_ss::SA * cfg_ss::A_TILE_BYTES >= 256 * 512, "epilogue staging"
 static_assert(cfg_ss::OFF_W % 1024 == 0 && cfg_ss::W_TILE_BYTES % 1024 == 0, "W tiles: 1024-byte swizzle atoms");
 
 /* TETRA_GEMM_TRACE builds only (-DTETRA_GEMM_TRACE in CMAKE_CUDA_FLAGS; a diagnostic, never
- * shipped): v10.1 writes a clock trace of every CTA when the launcher was asked for one
+ * shipped): the BT-256 kernel writes a clock trace of every CTA when the launcher was asked for one
  * (TETRA_GEMM_TRACE_OUT, launch_t). Per CTA, trace_stride 64-bit words: a 16-word header
  * (SS_TR_* below), then 8 32-bit SM-clock readings per K-tile (SS_TK_*). clock64 is per SM:
  * CLK0 and STORED hold all 64 bits (CTAs of one SM compare), the rest the low 32. */
@@ -1462,28 +1462,23 @@ __device__ __forceinline__ uint32_t xform_row_of(uint32_t t) { return (t & ~12u)
 enum { SS_RAW_LEAD = cfg_ss::SR - 2 };
 static_assert(SS_RAW_LEAD >= 1, "raw lead");
 
-/* The producer warpgroup's loop (v10.1): all four warps transform, one per SM sub-
- * partition (v10 had two transform warps on two sub-partitions; a lone warp's issue rate
- * is the suspected limit of its K-tile time: docs/notes/gemm-sm90.md, "v10 measured"); the
- * copies are issued in between. Per K-tile i:
+/* The producer warpgroup's loop (v10.3): all four warps transform, one per SM sub-
+ * partition; warp 1 also loads the raw stages when the scales are not bulk-copied. Per
+ * K-tile i:
  *   warp 1 (role XF_LOAD_RAW, only for scales that are not bulk-copied: its 32 lanes load
  *     them): raw stage i + SS_RAW_LEAD (produce_raw_stage, as v7's raw producer warp);
  *   all: wait for raw stage i, load the row's raw halves and scale codes, wait for W slot
- *     i to be free (the wgmmas of K-tile i - SW have completed);
- *   warp 0, lane 0: A stage i, the stage the consumers' release of K-tile i - SA (the
- *     same step that freed W slot i) makes free, then any later A stage whose slot is
- *     already free (a non-blocking test), at most SA - 1 ahead. Issuing A stage i only
- *     after W slot i is free keeps the waits acyclic: W slot i needs K-tile i - SW + 1's
- *     wgmmas issued, which need A stage i - SW + 1 < i only;
- *   all: dequantize and store the row, release the raw stage, fence the W stores to the
- *     async proxy, arrive on W full (128 arrivals). */
-enum { XF_LOAD_A, XF_LOAD_RAW, XF_ONLY }; /* the warp's copy role (warps 0, 1, and 2-3) */
+ *     i to be free (the wgmmas of K-tile i - SW have completed), dequantize and store the
+ *     row, release the raw stage, fence the W stores to the async proxy, arrive on W full
+ *     (128 arrivals).
+ * v10.1 had warp 0 issue the A stages here too; the clock trace of session 12
+ * (docs/notes/gemm-sm90.md) showed that warp as the straggler every W-full waited for
+ * (warps 1-3 idle ~540 cycles per K-tile on W-empty), so a consumer warp issues them now. */
+enum { XF_LOAD_RAW, XF_ONLY }; /* the warp's copy role (warp 1 with linear scales, the rest) */
 template <bool IS_BF16, class C, int ROLE>
-__device__ __forceinline__ void transform_stages(const CUtensorMap *tm_a, const CUtensorMap *tm_b,
-                                                 const sm90_params &p, uint32_t sb, uint32_t afull, uint32_t aempty,
+__device__ __forceinline__ void transform_stages(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
                                                  uint32_t rfull, uint32_t rempty, uint32_t wfull, uint32_t wempty,
-                                                 int m0, int n0, int l, int kt0, int nk, int lane, int diag,
-                                                 uint32_t cta_rank) {
+                                                 int n0, int l, int kt0, int nk, int lane, int diag) {
     const uint32_t t = threadIdx.x % 128, r = xform_row_of(t), f = (r >> 3) & 1;
     const uint32_t raw_off = r * 32 + 16 * f;
     /* scales: [row][4], or the 128x4 block layout (16 (r % 32) + 4 (r / 32)) */
@@ -1497,8 +1492,7 @@ __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_a, const 
     ring_pos<C::SR> rr = {0, 0}; /* the raw stage this thread transforms */
     ring_pos<C::SW> rw = {0, 0};
     ring_pos<C::SR> rp = {0, 0}; /* warp 1: the next raw stage it fills */
-    ring_pos<C::SA> ra = {0, 0}; /* warp 0: the next A stage it loads */
-    int nr = 0, na = 0;
+    int nr = 0;
     if (ROLE == XF_LOAD_RAW)
         for (; nr < min(nk, (int)SS_RAW_LEAD); nr++, rp.next())
             produce_raw_stage<C>(tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
@@ -1517,20 +1511,6 @@ __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_a, const 
         const uint32_t codes = prmt(lds32(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + sc_off), 0, csel);
         mbar_wait(wempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile i - SW */
         if (t == 64) SS_TRACE_KT(p, i, SS_TK_X_WEMPTY);
-        if (ROLE == XF_LOAD_A) {
-            /* the whole warp waits and tests (lane 0's answer for all), one lane issues: the
-             * ring counters stay warp-uniform (uniform registers, no divergent branch) */
-            for (; na < nk && na < i + C::SA; na++, ra.next()) {
-                const uint32_t empty = aempty + 8 * ra.slot;
-                /* both CTAs' wgmmas done; a CTA-scope acquire suffices (produce_stages) */
-                if (na <= i) mbar_wait(empty, ra.phase ^ 1);
-                else if (!__shfl_sync(0xFFFFFFFFu, mbar_test(empty, ra.phase ^ 1), 0)) break;
-                if (elect_one())
-                    issue_a_multicast<C>(tm_a, sb, afull + 8 * ra.slot, ra.slot, kt0 + na, m0, l, cta_rank);
-                __syncwarp();
-            }
-            if (t == 0) SS_TRACE_KT(p, i, SS_TK_A_ISSUED);
-        }
         if (diag != 1 && diag != 4)
             xform_row<IS_BF16>(sb + C::OFF_W + rw.slot * C::W_TILE_BYTES, chunk, h0, h1, codes);
         mbar_arrive(rempty + 8 * rr.slot); /* this thread's raw and scale reads have returned */
@@ -1544,11 +1524,33 @@ __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_a, const 
 }
 #endif
 
-/* Warpgroup 2: all four warps transform, warp 0 also loads the A stages and warp 1 the raw
- * stages (transform_stages); warpgroups 0 and 1 consume: per K-tile i, wait for W tile i
- * and A stage i, 4 SS wgmmas m64n256k16 (k16 steps: W rows 64 wg .. 64 wg + 63, all 256
- * tokens), commit, wait for K-tile i - 1's group, release its A stage (both CTAs) and W
- * stage.
+#if TETRA_SM90_DEVICE
+/* v10.3's A issue (consumer warp 0 of warpgroup 1, the whole warp; one lane issues, so the
+ * ring counters stay warp-uniform): stages na .. upto - 1 in order, each once both CTAs'
+ * 16 consumer warps have released the stage SA before it (this CTA's half of the tile,
+ * multicast into both CTAs); stages <= need are waited for, a later stage whose slot is
+ * not free yet ends the call (lane 0's non-blocking test, broadcast). */
+template <class C>
+__device__ __forceinline__ void issue_a_ahead(const CUtensorMap *tm_a, uint32_t sb, uint32_t afull, uint32_t aempty,
+                                              ring_pos<C::SA> &rn, int &na, int need, int upto, int kt0, int m0,
+                                              int l, uint32_t cta_rank) {
+    for (; na < upto; na++, rn.next()) {
+        const uint32_t empty = aempty + 8 * rn.slot;
+        /* both CTAs' wgmmas done; a CTA-scope acquire suffices (produce_stages) */
+        if (na <= need) mbar_wait(empty, rn.phase ^ 1);
+        else if (!__shfl_sync(0xFFFFFFFFu, mbar_test(empty, rn.phase ^ 1), 0)) break;
+        if (elect_one()) issue_a_multicast<C>(tm_a, sb, afull + 8 * rn.slot, rn.slot, kt0 + na, m0, l, cta_rank);
+        __syncwarp();
+    }
+}
+#endif
+
+/* Warpgroup 2: all four warps transform, warp 1 also loads the raw stages when the scales
+ * are not bulk-copied (transform_stages); warpgroups 0 and 1 consume: per K-tile i, wait
+ * for W tile i and A stage i, 4 SS wgmmas m64n256k16 (k16 steps: W rows 64 wg .. 64 wg +
+ * 63, all 256 tokens), commit, wait for K-tile i - 1's group, release its A stage (both
+ * CTAs) and W stage. Consumer warp 0 of warpgroup 0 also fills the raw ring (bulk scales),
+ * consumer warp 0 of warpgroup 1 the A ring (v10.3).
  * Registers: the consumers need the 128 accumulators and little else; the transform one
  * row's raw words and temporaries. setmaxnreg: 128 x 104 + 256 x 200 = 64512 = 384 x 168,
  * the registers the launch bound allocates. */
@@ -1611,15 +1613,12 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     if (wg == 2) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)SS_PRODUCER_REGS));
         /* one loop per copy role, so the plain transform warps carry no role branches */
-        if (warp == 0)
-            transform_stages<IS_BF16, C, XF_LOAD_A>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, wfull, wempty,
-                                                    m0, n0, l, kt0, nk, lane, diag, cta_rank);
-        else if (warp == 1 && !p.scale_bulk)
-            transform_stages<IS_BF16, C, XF_LOAD_RAW>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, wfull,
-                                                      wempty, m0, n0, l, kt0, nk, lane, diag, cta_rank);
+        if (warp == 1 && !p.scale_bulk)
+            transform_stages<IS_BF16, C, XF_LOAD_RAW>(&tm_b, p, sb, rfull, rempty, wfull, wempty, n0, l, kt0, nk,
+                                                      lane, diag);
         else
-            transform_stages<IS_BF16, C, XF_ONLY>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, wfull, wempty, m0,
-                                                  n0, l, kt0, nk, lane, diag, cta_rank);
+            transform_stages<IS_BF16, C, XF_ONLY>(&tm_b, p, sb, rfull, rempty, wfull, wempty, n0, l, kt0, nk, lane,
+                                                  diag);
         cluster_arrive(); /* the exit barrier, as in v7 */
         cluster_wait();
         return;
@@ -1635,7 +1634,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     ring_pos<C::SA> ra = {0, 0};
     ring_pos<C::SW> rw = {0, 0};
     uint32_t a_prev = 0, w_prev = 0;
-    /* Bulk scales: consumer warp 0 fills the raw ring, SR K-tiles ahead (v10.1; the transform
+    /* Bulk scales: consumer warp 0 fills the raw ring, SR K-tiles ahead (since v10.1; the transform
      * warps then only transform). Raw stage i + SR reuses K-tile i's slot, whose 128
      * transform threads arrived on rempty before W tile i was full: by the time K-tile i's
      * wgmmas are issued, the wait below never blocks. */
@@ -1645,11 +1644,26 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
         for (int j = 0; j < min(nk, (int)C::SR); j++, rp.next())
             issue_raw_bulk<C>(&tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
                               kt0 + j);
+    /* v10.3: consumer warp 0 of warpgroup 1 issues the A stages (v10.1: producer warp 0,
+     * whose transform work then made it the W-full straggler), SA - 1 K-tiles ahead: at the
+     * top of K-tile i it issues any stage up to i + SA - 2 whose slot both CTAs have
+     * released, waiting only for stage i itself; after releasing K-tile i - 1 it tries stage
+     * i + SA - 1 once more (the other 15 releases may not be in yet). */
+    const bool a_issuer = wg == 1 && warp == 0; /* warp-uniform */
+    ring_pos<C::SA> rn = {0, 0};
+    int na = 0;
+    if (a_issuer)
+        issue_a_ahead<C>(&tm_a, sb, afull, aempty, rn, na, min(nk, (int)C::SA) - 1, min(nk, (int)C::SA), kt0, m0, l,
+                         cta_rank);
     __syncwarp();
     const bool tracer = threadIdx.x == 0; /* consumer warp 0 of warpgroup 0 */
     if (tracer) SS_TRACE_HDR(p, SS_TR_INIT, (uint32_t)clock64());
     for (int i = 0; i < nk; i++) {
         const uint32_t dw = dw0 + rw.slot * (C::W_TILE_BYTES / 16), db = db0 + ra.slot * (C::A_TILE_BYTES / 16);
+        if (a_issuer) {
+            issue_a_ahead<C>(&tm_a, sb, afull, aempty, rn, na, i, min(nk, i + (int)C::SA - 1), kt0, m0, l, cta_rank);
+            if (threadIdx.x == 128) SS_TRACE_KT(p, i, SS_TK_A_ISSUED);
+        }
         if (tracer) SS_TRACE_KT(p, i, SS_TK_C_WAIT);
         mbar_wait(wfull + 8 * rw.slot, rw.phase);
         if (tracer) SS_TRACE_KT(p, i, SS_TK_C_WFULL);
@@ -1676,6 +1690,8 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
             mbar_arrive_remote(aempty_peer + 8 * a_prev); /* both CTAs' producers write this stage */
             mbar_arrive(wempty + 8 * w_prev);
         }
+        if (a_issuer && i > 0)
+            issue_a_ahead<C>(&tm_a, sb, afull, aempty, rn, na, -1, min(nk, i + (int)C::SA), kt0, m0, l, cta_rank);
         a_prev = ra.slot;
         w_prev = rw.slot;
         ra.next();
@@ -2014,7 +2030,7 @@ static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
 }
 
 #ifdef TETRA_GEMM_TRACE
-/* TETRA_GEMM_TRACE builds: launch v10.1 once with a trace buffer, wait for it and write the
+/* TETRA_GEMM_TRACE builds: launch the BT-256 kernel once with a trace buffer, wait for it and write the
  * trace to the file TETRA_GEMM_TRACE_OUT names (overwritten per call): 6 int64 (magic
  * 0x54524143, grid x, y, z, words per CTA, K-tiles of the problem), then the words
  * (docs/notes/session12-trace.py reads them). A diagnostic: synchronous, no split-K reduce. */
