@@ -3,6 +3,7 @@
 src/cuda/gemm_sm90.cu; driver docs/notes/session12-trace.c) and splits the kernel's
 SM-time into where it went. Usage: session12-trace.py FILE.bin [--json OUT.json]
 
+Format of session 12's second trace build (13 readings per K-tile; run 52's files had 8).
 All times are SM clock cycles (clock64, per SM). The account is per SM: from the
 kernel's first CTA start on any SM to its last CTA end (the span, from globaltimer,
 converted to cycles at the median clock rate), each SM's time is
@@ -21,7 +22,7 @@ import struct
 import sys
 
 SS_TR = dict(SMID=0, GT0=1, CLK0=2, INIT=3, LOOP_END=4, DRAINED=5, STORED=6, GT1=7, NK=8, HDR=16)
-TK = dict(C_WAIT=0, C_WFULL=1, C_AFULL=2, C_PREV_DONE=3, X_RAW=4, X_WEMPTY=5, X_DONE=6, A_ISSUED=7, N=8)
+TK = dict(C_WAIT=0, C_WFULL=1, C_AFULL=2, C_PREV_DONE=3, X_WEMPTY0=4, X_DONE0=8, A_ISSUED=12, N=13)
 IDEAL_PER_KTILE = 1024
 
 
@@ -76,7 +77,12 @@ def analyse(tr):
     span_clk = span_ns / ns_per_clk
     acc = dict(init=0.0, fill=0.0, ideal=0.0, excess=0.0, drain=0.0, epilogue=0.0)
     per = dict(init=[], fill=[], period=[], drain=[], epilogue=[], total=[], wait_w=[], wait_a=[], prev=[],
-               x_raw=[], x_wempty=[], x_work=[], gap=[], first=[], last=[], ctas_per_sm=[])
+               gap=[], first=[], last=[], ctas_per_sm=[])
+    for w in range(4):  # transform warp w: W-empty wait, work, and how long before W-full it was done
+        per["x%d_wempty" % w] = []
+        per["x%d_work" % w] = []
+        per["x%d_early" % w] = []
+    per["a_iss_to_wfull"] = []
     for r in recs:
         kt = r["kt"]
         if not kt:
@@ -102,9 +108,11 @@ def analyse(tr):
             per["wait_a"].append(e[TK["C_AFULL"]] - e[TK["C_WFULL"]])
             per["prev"].append(e[TK["C_PREV_DONE"]] - e[TK["C_AFULL"]])
             p = kt[i - 1]
-            per["x_raw"].append(e[TK["X_RAW"]] - p[TK["X_DONE"]])
-            per["x_wempty"].append(e[TK["X_WEMPTY"]] - e[TK["X_RAW"]])
-            per["x_work"].append(e[TK["X_DONE"]] - e[TK["X_WEMPTY"]])
+            for w in range(4):
+                per["x%d_wempty" % w].append(e[TK["X_WEMPTY0"] + w] - p[TK["X_DONE0"] + w])
+                per["x%d_work" % w].append(e[TK["X_DONE0"] + w] - e[TK["X_WEMPTY0"] + w])
+                per["x%d_early" % w].append(e[TK["C_WFULL"]] - e[TK["X_DONE0"] + w])
+            per["a_iss_to_wfull"].append(e[TK["C_WFULL"]] - e[TK["A_ISSUED"]])
     t_min = min(r["gt0"] for r in recs)
     t_max = max(r["gt1"] for r in recs)
     idle = 0.0

@@ -1350,6 +1350,12 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
 #ifndef TETRA_GEMM_SS_SA
 #define TETRA_GEMM_SS_SA 4
 #endif
+/* v10.3: the consumer warp (0..7; warp w runs on SM sub-partition w % 4) that issues the A
+ * stages; consumer warp 0 issues the raw stages. A build flag for an A/B of the placement. */
+#ifndef TETRA_GEMM_SS_A_WARP
+#define TETRA_GEMM_SS_A_WARP 4
+#endif
+static_assert(TETRA_GEMM_SS_A_WARP >= 0 && TETRA_GEMM_SS_A_WARP < 8, "A issuer: a consumer warp");
 #ifndef TETRA_GEMM_SS_SW
 #define TETRA_GEMM_SS_SW 4
 #endif
@@ -1386,12 +1392,14 @@ static_assert(cfg_ss::OFF_W % 1024 == 0 && cfg_ss::W_TILE_BYTES % 1024 == 0, "W 
 /* TETRA_GEMM_TRACE builds only (-DTETRA_GEMM_TRACE in CMAKE_CUDA_FLAGS; a diagnostic, never
  * shipped): the BT-256 kernel writes a clock trace of every CTA when the launcher was asked for one
  * (TETRA_GEMM_TRACE_OUT, launch_t). Per CTA, trace_stride 64-bit words: a 16-word header
- * (SS_TR_* below), then 8 32-bit SM-clock readings per K-tile (SS_TK_*). clock64 is per SM:
+ * (SS_TR_* below), then SS_TK_N 32-bit SM-clock readings per K-tile (SS_TK_*): consumer warp 0
+ * around its waits, lane 0 of each transform warp after its W-empty wait and after its
+ * W-full arrive, the A issuer after its step. clock64 is per SM:
  * CLK0 and STORED hold all 64 bits (CTAs of one SM compare), the rest the low 32. */
 enum { SS_TR_SMID, SS_TR_GT0, SS_TR_CLK0, SS_TR_INIT, SS_TR_LOOP_END, SS_TR_DRAINED, SS_TR_STORED, SS_TR_GT1,
        SS_TR_NK, SS_TR_HDR = 16 };
-enum { SS_TK_C_WAIT, SS_TK_C_WFULL, SS_TK_C_AFULL, SS_TK_C_PREV_DONE, SS_TK_X_RAW, SS_TK_X_WEMPTY, SS_TK_X_DONE,
-       SS_TK_A_ISSUED, SS_TK_N };
+enum { SS_TK_C_WAIT, SS_TK_C_WFULL, SS_TK_C_AFULL, SS_TK_C_PREV_DONE, SS_TK_X_WEMPTY0, /* + transform warp */
+       SS_TK_X_DONE0 = SS_TK_X_WEMPTY0 + 4, SS_TK_A_ISSUED = SS_TK_X_DONE0 + 4, SS_TK_N };
 #if TETRA_SM90_DEVICE
 #ifdef TETRA_GEMM_TRACE
 __device__ __forceinline__ unsigned long long *ss_trace_cta(const sm90_params &p) {
@@ -1505,18 +1513,17 @@ __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_b, const 
             rp.next();
         }
         mbar_wait(rfull + 8 * rr.slot, rr.phase);
-        if (t == 64) SS_TRACE_KT(p, i, SS_TK_X_RAW);
         const uint32_t raw = sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off;
         const uint4 h0 = lds128(raw), h1 = lds128(raw ^ 16);
         const uint32_t codes = prmt(lds32(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + sc_off), 0, csel);
         mbar_wait(wempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile i - SW */
-        if (t == 64) SS_TRACE_KT(p, i, SS_TK_X_WEMPTY);
+        if (lane == 0) SS_TRACE_KT(p, i, SS_TK_X_WEMPTY0 + t / 32);
         if (diag != 1 && diag != 4)
             xform_row<IS_BF16>(sb + C::OFF_W + rw.slot * C::W_TILE_BYTES, chunk, h0, h1, codes);
         mbar_arrive(rempty + 8 * rr.slot); /* this thread's raw and scale reads have returned */
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         mbar_arrive(wfull + 8 * rw.slot);
-        if (t == 64) SS_TRACE_KT(p, i, SS_TK_X_DONE);
+        if (lane == 0) SS_TRACE_KT(p, i, SS_TK_X_DONE0 + t / 32);
         rr.next();
         rw.next();
     }
@@ -1649,7 +1656,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
      * top of K-tile i it issues any stage up to i + SA - 2 whose slot both CTAs have
      * released, waiting only for stage i itself; after releasing K-tile i - 1 it tries stage
      * i + SA - 1 once more (the other 15 releases may not be in yet). */
-    const bool a_issuer = wg == 1 && warp == 0; /* warp-uniform */
+    const bool a_issuer = wg * 4 + (int)warp == TETRA_GEMM_SS_A_WARP; /* warp-uniform */
     ring_pos<C::SA> rn = {0, 0};
     int na = 0;
     if (a_issuer)
@@ -1662,7 +1669,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
         const uint32_t dw = dw0 + rw.slot * (C::W_TILE_BYTES / 16), db = db0 + ra.slot * (C::A_TILE_BYTES / 16);
         if (a_issuer) {
             issue_a_ahead<C>(&tm_a, sb, afull, aempty, rn, na, i, min(nk, i + (int)C::SA - 1), kt0, m0, l, cta_rank);
-            if (threadIdx.x == 128) SS_TRACE_KT(p, i, SS_TK_A_ISSUED);
+            if (lane == 0) SS_TRACE_KT(p, i, SS_TK_A_ISSUED);
         }
         if (tracer) SS_TRACE_KT(p, i, SS_TK_C_WAIT);
         mbar_wait(wfull + 8 * rw.slot, rw.phase);
