@@ -21,7 +21,7 @@ import math
 import struct
 import sys
 
-SS_TR = dict(SMID=0, GT0=1, CLK0=2, INIT=3, LOOP_END=4, DRAINED=5, STORED=6, GT1=7, NK=8, HDR=16)
+SS_TR = dict(SMID=0, GT0=1, CLK0=2, INIT=3, LOOP_END=4, DRAINED=5, STORED=6, GT1=7, NK=8, SYNCED=9, HDR=16)
 TK = dict(C_WAIT=0, C_WFULL=1, C_AFULL=2, C_PREV_DONE=3, X_WEMPTY0=4, X_DONE0=8, A_ISSUED=12, N=13)
 IDEAL_PER_KTILE = 1024
 
@@ -64,6 +64,7 @@ def load(path):
             kt.append(e)
         recs.append(dict(cta=c, sm=w[0] & 0xFFFFFFFF, rank=w[0] >> 32, gt0=w[SS_TR["GT0"]], gt1=w[SS_TR["GT1"]],
                          clk0=clk0, stored=w[SS_TR["STORED"]] - clk0, init=rel(w[SS_TR["INIT"]]),
+                         synced=rel(w[SS_TR["SYNCED"]]) if w[SS_TR["SYNCED"]] else 0,
                          loop_end=rel(w[SS_TR["LOOP_END"]]), drained=rel(w[SS_TR["DRAINED"]]), nk=nk, kt=kt))
     return dict(grid=(gx, gy, gz), stride=stride, ktiles=ktiles, recs=recs)
 
@@ -76,7 +77,7 @@ def analyse(tr):
     span_ns = max(r["gt1"] for r in recs) - min(r["gt0"] for r in recs)
     span_clk = span_ns / ns_per_clk
     acc = dict(init=0.0, fill=0.0, ideal=0.0, excess=0.0, drain=0.0, epilogue=0.0)
-    per = dict(init=[], fill=[], period=[], drain=[], epilogue=[], total=[], wait_w=[], wait_a=[], prev=[],
+    per = dict(init=[], synced=[], fill=[], period=[], drain=[], epilogue=[], total=[], wait_w=[], wait_a=[], prev=[],
                gap=[], first=[], last=[], ctas_per_sm=[])
     for w in range(4):  # transform warp w: W-empty wait, work, and how long before W-full it was done
         per["x%d_wempty" % w] = []
@@ -97,6 +98,7 @@ def analyse(tr):
         acc["drain"] += r["drained"] - r["loop_end"]
         acc["epilogue"] += r["stored"] - r["drained"]
         per["init"].append(r["init"])
+        per["synced"].append(r["synced"])
         per["fill"].append(first_ready - r["init"])
         per["drain"].append(r["drained"] - r["loop_end"])
         per["epilogue"].append(r["stored"] - r["drained"])

@@ -1356,6 +1356,10 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
 #define TETRA_GEMM_SS_A_WARP 4
 #endif
 static_assert(TETRA_GEMM_SS_A_WARP >= 0 && TETRA_GEMM_SS_A_WARP < 8, "A issuer: a consumer warp");
+/* 1: prefetch both tensor maps at kernel entry (an A/B build flag, session 12) */
+#ifndef TETRA_GEMM_SS_PREFETCH_TMAP
+#define TETRA_GEMM_SS_PREFETCH_TMAP 0
+#endif
 #ifndef TETRA_GEMM_SS_SW
 #define TETRA_GEMM_SS_SW 4
 #endif
@@ -1397,7 +1401,7 @@ static_assert(cfg_ss::OFF_W % 1024 == 0 && cfg_ss::W_TILE_BYTES % 1024 == 0, "W 
  * W-full arrive, the A issuer after its step. clock64 is per SM:
  * CLK0 and STORED hold all 64 bits (CTAs of one SM compare), the rest the low 32. */
 enum { SS_TR_SMID, SS_TR_GT0, SS_TR_CLK0, SS_TR_INIT, SS_TR_LOOP_END, SS_TR_DRAINED, SS_TR_STORED, SS_TR_GT1,
-       SS_TR_NK, SS_TR_HDR = 16 };
+       SS_TR_NK, SS_TR_SYNCED, SS_TR_HDR = 16 };
 enum { SS_TK_C_WAIT, SS_TK_C_WFULL, SS_TK_C_AFULL, SS_TK_C_PREV_DONE, SS_TK_X_WEMPTY0, /* + transform warp */
        SS_TK_X_DONE0 = SS_TK_X_WEMPTY0 + 4, SS_TK_A_ISSUED = SS_TK_X_DONE0 + 4, SS_TK_N };
 #if TETRA_SM90_DEVICE
@@ -1598,6 +1602,12 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     }
 #endif
 
+#if TETRA_GEMM_SS_PREFETCH_TMAP
+    if (threadIdx.x == 32) { /* the descriptors' first use is ~1 us away; fetch them now */
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tm_a) : "memory");
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tm_b) : "memory");
+    }
+#endif
     if (threadIdx.x == 0) {
         for (int s = 0; s < C::SA; s++) {
             mbar_init(afull + 8 * s, 1);      /* this CTA's A producer's expect_tx (both halves) */
@@ -1616,6 +1626,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     }
     cluster_arrive();
     cluster_wait();
+    if (threadIdx.x == 0) SS_TRACE_HDR(p, SS_TR_SYNCED, (uint32_t)clock64());
 
     if (wg == 2) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)SS_PRODUCER_REGS));
