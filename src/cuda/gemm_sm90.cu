@@ -1350,22 +1350,6 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
 #ifndef TETRA_GEMM_SS_SA
 #define TETRA_GEMM_SS_SA 4
 #endif
-/* v10.3: the consumer warp (0..7; warp w runs on SM sub-partition w % 4) that issues the A
- * stages; consumer warp 0 issues the raw stages. A build flag for an A/B of the placement. */
-#ifndef TETRA_GEMM_SS_A_WARP
-#define TETRA_GEMM_SS_A_WARP 4
-#endif
-static_assert(TETRA_GEMM_SS_A_WARP >= 0 && TETRA_GEMM_SS_A_WARP < 8, "A issuer: a consumer warp");
-/* 1: the transform fences and signals K-tile i - 1 after computing K-tile i's values (an
- * A/B build flag, session 12: the fence's wait for the warp's stores to drain was 21% of
- * the transform warps' stall samples in run 55) */
-#ifndef TETRA_GEMM_SS_LATE_FENCE
-#define TETRA_GEMM_SS_LATE_FENCE 0
-#endif
-/* 1: prefetch both tensor maps at kernel entry (an A/B build flag, session 12) */
-#ifndef TETRA_GEMM_SS_PREFETCH_TMAP
-#define TETRA_GEMM_SS_PREFETCH_TMAP 0
-#endif
 #ifndef TETRA_GEMM_SS_SW
 #define TETRA_GEMM_SS_SW 4
 #endif
@@ -1464,23 +1448,6 @@ __device__ __forceinline__ void xform_row(uint32_t tile, const uint32_t (&chunk)
         sts128(tile + chunk[c], o[0], o[1], o[2], o[3]);
     }
 }
-#if TETRA_GEMM_SS_LATE_FENCE
-/* xform_row in two steps (TETRA_GEMM_SS_LATE_FENCE): the row's 32 output words into
- * registers, and their stores */
-template <bool IS_BF16>
-__device__ __forceinline__ void xform_row_values(uint32_t (&o)[8][4], const uint4 &h0, const uint4 &h1,
-                                                 uint32_t codes) {
-    uint32_t sp[4];
-    scale_pairs4<IS_BF16>(codes, sp);
-    const uint32_t words[8] = {h0.x, h0.y, h0.z, h0.w, h1.x, h1.y, h1.z, h1.w};
-#pragma unroll
-    for (int c = 0; c < 8; c++) xform_chunk<IS_BF16>(o[c], words[c], sp[c >> 1]);
-}
-__device__ __forceinline__ void store_row(uint32_t tile, const uint32_t (&chunk)[8], const uint32_t (&o)[8][4]) {
-#pragma unroll
-    for (int c = 0; c < 8; c++) sts128(tile + chunk[c], o[c][0], o[c][1], o[c][2], o[c][3]);
-}
-#endif
 
 /* Transform thread t (0..127, all four warps of the producer warpgroup) takes weight row r
  * of every K-tile, r = t with bits 2 and 3 swapped, and flip f = bit 3 of r: it reads half
@@ -1531,9 +1498,6 @@ __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_b, const 
     ring_pos<C::SW> rw = {0, 0};
     ring_pos<C::SR> rp = {0, 0}; /* warp 1: the next raw stage it fills */
     int nr = 0;
-#if TETRA_GEMM_SS_LATE_FENCE
-    uint32_t w_prev = 0; /* the W slot of K-tile i - 1 */
-#endif
     if (ROLE == XF_LOAD_RAW)
         for (; nr < min(nk, (int)SS_RAW_LEAD); nr++, rp.next())
             produce_raw_stage<C>(tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
@@ -1549,23 +1513,6 @@ __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_b, const 
         const uint32_t raw = sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off;
         const uint4 h0 = lds128(raw), h1 = lds128(raw ^ 16);
         const uint32_t codes = prmt(lds32(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + sc_off), 0, csel);
-#if TETRA_GEMM_SS_LATE_FENCE
-        /* K-tile i's values first; then K-tile i - 1's fence and W-full arrive, whose
-         * stores were issued a whole K-tile ago (the fence waits for them to drain), then
-         * K-tile i's stores */
-        uint32_t o[8][4];
-        if (diag != 1 && diag != 4) xform_row_values<IS_BF16>(o, h0, h1, codes);
-        mbar_arrive(rempty + 8 * rr.slot); /* this thread's raw and scale reads have returned */
-        if (i > 0) {
-            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-            mbar_arrive(wfull + 8 * w_prev);
-            if (lane == 0) SS_TRACE_KT(p, i - 1, SS_TK_X_DONE0 + t / 32);
-        }
-        mbar_wait(wempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile i - SW */
-        if (lane == 0) SS_TRACE_KT(p, i, SS_TK_X_WEMPTY0 + t / 32);
-        if (diag != 1 && diag != 4) store_row(sb + C::OFF_W + rw.slot * C::W_TILE_BYTES, chunk, o);
-        w_prev = rw.slot;
-#else
         mbar_wait(wempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile i - SW */
         if (lane == 0) SS_TRACE_KT(p, i, SS_TK_X_WEMPTY0 + t / 32);
         if (diag != 1 && diag != 4)
@@ -1574,17 +1521,9 @@ __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_b, const 
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         mbar_arrive(wfull + 8 * rw.slot);
         if (lane == 0) SS_TRACE_KT(p, i, SS_TK_X_DONE0 + t / 32);
-#endif
         rr.next();
         rw.next();
     }
-#if TETRA_GEMM_SS_LATE_FENCE
-    if (nk > 0) { /* the last K-tile's fence and W-full arrive */
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        mbar_arrive(wfull + 8 * w_prev);
-        if (lane == 0) SS_TRACE_KT(p, nk - 1, SS_TK_X_DONE0 + t / 32);
-    }
-#endif
     if (ROLE == XF_LOAD_RAW) asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 #endif
@@ -1656,12 +1595,6 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     }
 #endif
 
-#if TETRA_GEMM_SS_PREFETCH_TMAP
-    if (threadIdx.x == 32) { /* the descriptors' first use is ~1 us away; fetch them now */
-        asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tm_a) : "memory");
-        asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tm_b) : "memory");
-    }
-#endif
     if (threadIdx.x == 0) {
         for (int s = 0; s < C::SA; s++) {
             mbar_init(afull + 8 * s, 1);      /* this CTA's A producer's expect_tx (both halves) */
@@ -1721,7 +1654,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
      * top of K-tile i it issues any stage up to i + SA - 2 whose slot both CTAs have
      * released, waiting only for stage i itself; after releasing K-tile i - 1 it tries stage
      * i + SA - 1 once more (the other 15 releases may not be in yet). */
-    const bool a_issuer = wg == TETRA_GEMM_SS_A_WARP / 4 && warp == TETRA_GEMM_SS_A_WARP % 4; /* warp-uniform */
+    const bool a_issuer = wg == 1 && warp == 0; /* warp-uniform */
     ring_pos<C::SA> rn = {0, 0};
     int na = 0;
     if (a_issuer)
