@@ -1427,15 +1427,6 @@ __device__ __forceinline__ unsigned long long ss_globaltimer() {
  * to h0); chunk c of the 8 (c < 4 from h0) goes to tile + chunk[c], tile the W stage (+
  * 8192 for row r + 64), chunk[c] its offset in the row, swizzle and flip applied. */
 template <bool IS_BF16>
-__device__ __forceinline__ void xform_chunk(uint32_t (&o)[4], uint32_t x, uint32_t sp) {
-    const uint32_t ev = x & 0x0F0F0F0Fu, od = (x >> 4) & 0x0F0F0F0Fu;
-#pragma unroll
-    for (int q = 0; q < 4; q++) {
-        const uint32_t w = prmt(ev, od, 0x8080u | (uint32_t)q | ((uint32_t)(4 + q) << 8));
-        o[q] = mul2<IS_BF16>(e2m1x2_bits<IS_BF16>(w), sp);
-    }
-}
-template <bool IS_BF16>
 __device__ __forceinline__ void xform_row(uint32_t tile, const uint32_t (&chunk)[8], const uint4 &h0, const uint4 &h1,
                                           uint32_t codes) {
     uint32_t sp[4];
@@ -1443,8 +1434,14 @@ __device__ __forceinline__ void xform_row(uint32_t tile, const uint32_t (&chunk)
     const uint32_t words[8] = {h0.x, h0.y, h0.z, h0.w, h1.x, h1.y, h1.z, h1.w};
 #pragma unroll
     for (int c = 0; c < 8; c++) { /* 8 elements, block c / 2 */
+        const uint32_t x = words[c];
+        const uint32_t ev = x & 0x0F0F0F0Fu, od = (x >> 4) & 0x0F0F0F0Fu;
         uint32_t o[4];
-        xform_chunk<IS_BF16>(o, words[c], sp[c >> 1]);
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            const uint32_t w = prmt(ev, od, 0x8080u | (uint32_t)q | ((uint32_t)(4 + q) << 8));
+            o[q] = mul2<IS_BF16>(e2m1x2_bits<IS_BF16>(w), sp[c >> 1]);
+        }
         sts128(tile + chunk[c], o[0], o[1], o[2], o[3]);
     }
 }
