@@ -30,8 +30,9 @@
  * N whose two CTAs share each activation tile (TMA multicast, one half loaded by each).
  * At BT = 256 (M > 128) the same family runs gemm_wgmma_t_ss_kernel ("v10" .. "v10.3"):
  * the four producer warps dequantize each raw weight tile into a ring of swizzled 16-bit
- * tiles in shared memory (a transform stage), and the consumers issue SS wgmmas only, two
- * of their warps also issuing the raw and activation loads. Same takes and load code.
+ * tiles in shared memory (a transform stage), and the consumers issue SS wgmmas only; one
+ * consumer warp issues the activation loads, another the raw weight loads (transform warp 1
+ * does that when the scales are not bulk-copied). Same takes and load code.
  * Takes (else TETRA_ERR_UNSUPPORTED, the mma.sync kernel takes the problem): an sm_90
  * device and a binary with sm_90a code; A BF16/FP16 (W4A4 arrives here as A staged in
  * BF16 by gemm_api.c), 16-byte
@@ -1417,6 +1418,32 @@ __device__ __forceinline__ unsigned long long ss_globaltimer() {
 #define SS_TRACE_HDR(p, w, v) ((void)0)
 #define SS_TRACE_KT(p, i, e) ((void)0)
 #endif
+/* the CTA's first and last readings (thread 0) */
+__device__ __forceinline__ void ss_trace_begin(const sm90_params &p, uint32_t cta_rank, int nk) {
+#ifdef TETRA_GEMM_TRACE
+    if (!p.trace) return;
+    unsigned long long *h = ss_trace_cta(p);
+    uint32_t smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    h[SS_TR_SMID] = smid | (unsigned long long)cta_rank << 32;
+    h[SS_TR_GT0] = ss_globaltimer();
+    h[SS_TR_CLK0] = clock64(); /* all 64 bits: CTAs of one SM compare */
+    h[SS_TR_NK] = (unsigned long long)nk;
+#else
+    (void)p;
+    (void)cta_rank;
+    (void)nk;
+#endif
+}
+__device__ __forceinline__ void ss_trace_end(const sm90_params &p) {
+#ifdef TETRA_GEMM_TRACE
+    if (!p.trace) return;
+    ss_trace_cta(p)[SS_TR_STORED] = clock64();
+    ss_trace_cta(p)[SS_TR_GT1] = ss_globaltimer();
+#else
+    (void)p;
+#endif
+}
 
 /* One weight row of a K-tile (64 elements: 32 raw bytes in two 16-byte halves, 4 block
  * scales) dequantized into its 128-byte row of a W tile, v7's values: dequant_b_tile's
@@ -1580,17 +1607,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
 #else
     const int diag = 0;
 #endif
-#ifdef TETRA_GEMM_TRACE
-    if (threadIdx.x == 0 && p.trace) {
-        unsigned long long *h = ss_trace_cta(p);
-        uint32_t smid;
-        asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
-        h[SS_TR_SMID] = smid | (unsigned long long)cta_rank << 32;
-        h[SS_TR_GT0] = ss_globaltimer();
-        h[SS_TR_CLK0] = clock64(); /* all 64 bits: CTAs of one SM compare */
-        h[SS_TR_NK] = (unsigned long long)nk;
-    }
-#endif
+    if (threadIdx.x == 0) ss_trace_begin(p, cta_rank, nk);
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < C::SA; s++) {
@@ -1707,12 +1724,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     wgmma_acc_fence<C::NACC>(acc);
     if (tracer) SS_TRACE_HDR(p, SS_TR_DRAINED, (uint32_t)clock64());
     store_tile_t<BT>(acc, p, sb + C::OFF_A, m0, n0, l, split, wg, warp, (uint32_t)lane);
-#ifdef TETRA_GEMM_TRACE
-    if (tracer && p.trace) {
-        ss_trace_cta(p)[SS_TR_STORED] = clock64();
-        ss_trace_cta(p)[SS_TR_GT1] = ss_globaltimer();
-    }
-#endif
+    if (tracer) ss_trace_end(p);
 #else
     (void)tm_a;
     (void)tm_b;
