@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# DRAFT for the next session's first device call (written in session 12, not run): v10.4
-# (docs/notes/patches/v10.4-persistent-v10.3.patch, gemm-sm90.md "v10.4"). Before the call:
+# Session 13 call 1 (run 59): v10.4 (docs/notes/patches/v10.4-persistent-v10.3.patch, gemm-sm90.md "v10.4").
+# Before the call (patch -p1: git apply inside a subdirectory of the repo skips paths outside it):
 #   rm -rf .scratch-p4 && mkdir .scratch-p4 && git archive HEAD | tar x -C .scratch-p4 &&
-#   rm -rf .scratch-p4/docs/results && (cd .scratch-p4 && git apply ../docs/notes/patches/v10.4-persistent-v10.3.patch)
-# Run: C_P4=<main hash>+v10.4 BUDGET=540 bash docs/notes/session13-call1-draft.sh
+#   rm -rf .scratch-p4/docs/results && (cd .scratch-p4 && patch -p1 < ../docs/notes/patches/v10.4-persistent-v10.3.patch)
+# Run: C_P4=3c211d8+v10.4 BUDGET=540 bash docs/notes/session13-call1.sh
+# Outcome: every gpu_gemm run (b0 too) exited 1 on the patch's pinned case 3 (NVFP4 A with a device
+# global scale: unsupported on wgmma, a test bug); hash lines b0 vs b1 / c1 / c3: 0 of 148 differ;
+# the sanitizers and the ABA were gated on rc=0 and did not run. Run 60 (call 2) repeats them.
 # Prediction (helper's): 4096^3 +3-5%, 2048x14336x4096 +4-5%, 8192^3 +2-3%, 1024x4096x4096 +-2%;
 # refuted if b1 is no more than 0.025 above both b0 legs at 4096^3 and 2048x14336x4096.
 set -uo pipefail
