@@ -209,6 +209,25 @@ __device__ __forceinline__ void sk_wgmma_rs(float *d, uint32_t a0, uint32_t a1, 
     const uint32_t a[4] = {a0, a1, a2, a3};
     wgmma_rs_m64n64k16<BF16>(d, a, desc_b);
 }
+
+/* Both epilogues' walk over this thread's accumulators: accumulator j of n8 tile c of row
+ * block at is the warp's row g + 8i, i = 2 at + j / 2, and token m = 8c + 2t + j % 2; rows
+ * flagged in `bad` (bit i) give NaN. f(i, m, value). */
+template <class F>
+__device__ __forceinline__ void sk_for_each_acc(const float (&acc0)[32], const float (&acc1)[32], uint32_t bad,
+                                                int t, F f) {
+    const float nan = __int_as_float(0x7FC00000);
+#pragma unroll
+    for (int at = 0; at < 2; at++)
+#pragma unroll
+        for (int c = 0; c < 8; c++)
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const int i = 2 * at + (j >> 1);
+                const float a = at ? acc1[4 * c + j] : acc0[4 * c + j];
+                f(i, 8 * c + 2 * t + (j & 1), (bad >> i) & 1u ? nan : a);
+            }
+}
 #endif /* TETRA_SM90_DEVICE */
 
 /*
@@ -464,7 +483,6 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
         for (int i = 0; i < 4; i++)
             if (__ldg(fl + 8 * i)) bad |= 1u << i;
     }
-    const float nan = __int_as_float(0x7FC00000);
 #if TETRA_SKINNY_EPI
     if (p.cluster) {
         /* Stage this warp's 32 rows x 64 tokens (NaN rows applied) over its own dead W ring
@@ -472,18 +490,9 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
          * const). Its lanes' last ring reads were consumed by the retired wgmmas; the warp's
          * copies have all landed (wait_group 0 above). */
         __syncwarp();
-#pragma unroll
-        for (int at = 0; at < 2; at++)
-#pragma unroll
-            for (int c = 0; c < 8; c++)
-#pragma unroll
-                for (int j = 0; j < 4; j++) {
-                    const int i = 2 * at + (j >> 1);
-                    const int row = 16 * at + g + 8 * (j >> 1);
-                    const int m = 8 * c + 2 * t + (j & 1);
-                    const float a = at ? acc1[4 * c + j] : acc0[4 * c + j];
-                    sk_sts32f(ring + (uint32_t)(m * SK_EPI_LD + row) * 4u, (bad >> i) & 1u ? nan : a);
-                }
+        sk_for_each_acc(acc0, acc1, bad, t, [&](int i, int m, float v) {
+            sk_sts32f(ring + (uint32_t)(m * SK_EPI_LD + g + 8 * i) * 4u, v);
+        });
         sk_cluster_sync(); /* every split's tile is staged */
         /* CTA rank `split` (cluster dims (1, S, 1) over grid.y = S) takes quads [lo, hi) of
          * the M x 64 quads (token m, 4 consecutive rows of the 256) and sums ranks 0..S-1 in
@@ -526,27 +535,18 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
 #if TETRA_SKINNY_EPI
     const float sc1 = p.splits == 1 ? tetra_gemm_scale(p.alpha, nullptr, p.gb) : 0.0f;
 #endif
-#pragma unroll
-    for (int at = 0; at < 2; at++)
-#pragma unroll
-        for (int c = 0; c < 8; c++)
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const int i = 2 * at + (j >> 1);
-                const int64_t n = r0 + g + 8 * i;
-                const int m = 8 * c + 2 * t + (j & 1);
-                if (n >= p.n || m >= p.m) continue;
-                const float a = at ? acc1[4 * c + j] : acc0[4 * c + j];
-                const float v = (bad >> i) & 1u ? nan : a;
-                if (p.splits == 1)
+    sk_for_each_acc(acc0, acc1, bad, t, [&](int i, int m, float v) {
+        const int64_t n = r0 + g + 8 * i;
+        if (n >= p.n || m >= p.m) return;
+        if (p.splits == 1)
 #if TETRA_SKINNY_EPI
-                    sk_store_sc(p, l, m, n, v, sk_pow2<BF16>::v, sc1);
+            sk_store_sc(p, l, m, n, v, sk_pow2<BF16>::v, sc1);
 #else
-                    sk_store(p, l, m, n, v, sk_pow2<BF16>::v);
+            sk_store(p, l, m, n, v, sk_pow2<BF16>::v);
 #endif
-                else
-                    part[(int64_t)m * p.n + n] = v;
-            }
+        else
+            part[(int64_t)m * p.n + n] = v;
+    });
 #else
     (void)p;
     __trap(); /* never launched: the launcher checks g_skinny_kernel_built */
