@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# DRAFT for the next session's first device call (written at the end of session 13, not run):
+# Session 14, device call 1 (run 66; drafted at the end of session 13 as session14-call1-draft.sh and run unchanged):
 # v10.6 (docs/notes/patches/v10.6-persistent-v10.3-loop.patch) and v7.3
 # (docs/notes/patches/v7.3-ahead.patch) in one tree, one call. Before the call:
 #   rm -rf .scratch-n && mkdir .scratch-n && git archive HEAD | tar x -C .scratch-n && rm -rf .scratch-n/docs/results &&
