@@ -21,13 +21,13 @@ bld b0 . ""; bld p7 .scratch-7 "-DTETRA_GEMM_SS_PERSISTENT=1"
 [ -d .scratch-s ] && bld s .scratch-s "-DTETRA_GEMM_V7_STREAMK=1"
 wait; echo "builds at $(el) s: $(for b in b0 p7 s; do [ -f $R/logs/build-$b.log ] && echo -n "$b $(tail -1 $R/logs/build-$b.log) "; done)"
 T="TETRA_GEMM_TEST_ONLY=wgmma_t"
-tg() { ( env TETRA_GEMM_TEST_HASH=1 $T $2 timeout 170 /tmp/$1/tests/gpu_gemm > $R/logs/t-$3.log 2>&1; echo "rc=$?" >> $R/logs/t-$3.log ) & }
-san() { ( env TETRA_TEST_QUICK=1 $T $3 timeout 170 compute-sanitizer --tool $2 --error-exitcode 99 /tmp/$1/tests/gpu_gemm > $R/logs/san-$4.log 2>&1; echo "rc=$?" >> $R/logs/san-$4.log ) & }
+tg() { ( env TETRA_GEMM_TEST_HASH=1 $T $2 timeout 150 /tmp/$1/tests/gpu_gemm > $R/logs/t-$3.log 2>&1; echo "rc=$?" >> $R/logs/t-$3.log ) & }
+san() { ( env TETRA_TEST_QUICK=1 $T $3 timeout 150 compute-sanitizer --tool $2 --error-exitcode 99 /tmp/$1/tests/gpu_gemm > $R/logs/san-$4.log 2>&1; echo "rc=$?" >> $R/logs/san-$4.log ) & }
 tg b0 "" b0; tg p7 "" p7; tg p7 TETRA_GEMM_SS_CLUSTERS=1 p7-c1; tg p7 TETRA_GEMM_SS_CLUSTERS=3 p7-c3
 for tool in memcheck racecheck synccheck; do san p7 $tool TETRA_GEMM_SS_CLUSTERS=2 p7-$tool-c2; done
 if [ -x /tmp/s/tests/gpu_gemm ]; then
   tg s TETRA_GEMM_V7_SK_CLUSTERS=3 s-c3; tg s "" s
-  for tool in memcheck racecheck; do san s $tool TETRA_GEMM_V7_SK_CLUSTERS=3 s-$tool-c3; done
+  for tool in memcheck racecheck synccheck; do san s $tool TETRA_GEMM_V7_SK_CLUSTERS=3 s-$tool-c3; done
 fi
 wait; echo "tests at $(el) s"
 for f in $R/logs/t-*.log $R/logs/san-*.log; do echo "$(basename $f .log): $(grep -c 'CHECK failed' $f) failed; $(tail -3 $f | tr '\n' ' ' | cut -c1-170)"; done
