@@ -208,6 +208,9 @@ static int unpack_d(const gcase *c, const dlayout *dl, const uint8_t *blob, uint
 }
 
 enum { RUN_PASS = 0, RUN_FAIL = 1, RUN_UNSUPPORTED = 2 };
+/* opts.tile_m / opts.splits for run_case (0: the path chooses; set only around the
+ * pinned oracle cases below) */
+static int g_case_tile_m, g_case_splits;
 
 /* TETRA_GEMM_TEST_HASH=1 prints an FNV-1a hash of every output (D's elements, padding
  * excluded): the same test file built against two library trees compares their kernels'
@@ -269,6 +272,8 @@ static int run_case(tetra_context *ctx, tetra_gemm_path path, const gcase *c, ui
     }
     o.alpha = c->alpha;
     o.path = path;
+    o.tile_m = g_case_tile_m;
+    o.splits = g_case_splits;
 
     /* oracle */
     ref = (double *)malloc((size_t)count * sizeof(double));
@@ -720,6 +725,57 @@ int main(void) {
         pinned_case(ctx, TETRA_PATH_WGMMA_T, 100, 520, 2048, TETRA_DTYPE_NVFP4, 128, 3);
         pinned_case(ctx, TETRA_PATH_WGMMA_T, 40, 520, 2048, TETRA_DTYPE_NVFP4, 64, 1);
         pinned_case(ctx, TETRA_PATH_WGMMA_T, 63, 392, 2080, TETRA_DTYPE_FP16, 64, 4);
+        /* v10.7, the persistent BT-256 kernel (BT 256, 16-bit D, no split, more units than
+         * clusters, D and its pitches 16-byte aligned for the TMA store; ctest's
+         * gpu_gemm_persistent runs these with TETRA_GEMM_SS_CLUSTERS=3, which makes every
+         * cluster walk many units and leaves the last round ragged; at the default cluster
+         * count they are too small and run v10.3). Against the CPU oracle, pinned to
+         * BT 256 / 1 split (the cost rule takes BT 128 at these sizes): units across batch
+         * entries, FP16 and BF16 D, padded D (odd ld: v10.3's element stores; 16-byte rows:
+         * the TMA store), N = 520 (the store clips a half tile and skips whole ones),
+         * linear scales (the transform warp loads the raw ring), 1 and 2 K-tiles per unit
+         * (fewer than the A and W rings hold), NVFP4 A, bias, alpha, device global scale;
+         * FP32 D with the same pins stays on v10.3 */
+        {
+            static const int64_t pc[][11] = {
+                /* M, N, K, L, A, D, scale layout, padded, bias, bias dtype, dev gscale */
+                {600, 520, 320, 2, TETRA_DTYPE_BF16, TETRA_DTYPE_FP16, 1, 2, 1, TETRA_DTYPE_FP32, 0},
+                {520, 264, 448, 3, TETRA_DTYPE_FP16, TETRA_DTYPE_BF16, 0, 1, 1, TETRA_DTYPE_BF16, 1},
+                {700, 1000, 64, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_FP16, 1, 0, 0, TETRA_DTYPE_FP32, 0},
+                {300, 600, 96, 2, TETRA_DTYPE_NVFP4, TETRA_DTYPE_BF16, 0, 2, 1, TETRA_DTYPE_FP16, 0},
+                {600, 520, 320, 2, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 1, 2, 1, TETRA_DTYPE_FP32, 0}};
+            g_case_tile_m = 256;
+            g_case_splits = 1;
+            for (size_t i = 0; i < sizeof pc / sizeof pc[0]; i++) {
+                gcase c = {0};
+                c.m = pc[i][0];
+                c.n = pc[i][1];
+                c.k = pc[i][2];
+                c.l = pc[i][3];
+                c.a_dtype = (tetra_dtype)pc[i][4];
+                c.d_dtype = (tetra_dtype)pc[i][5];
+                c.layout = (tetra_scale_layout)pc[i][6];
+                c.padded = (int)pc[i][7];
+                c.bias = (int)pc[i][8];
+                c.bias_dtype = (tetra_dtype)pc[i][9];
+                c.alpha = i % 2 ? 0.375f : 1.0f;
+                c.dev_gscale = (int)pc[i][10];
+                CHECK_MSG(run_case(ctx, TETRA_PATH_WGMMA_T, &c, seed + 500 + (uint64_t)i) == RUN_PASS ||
+                              !g_sm90,
+                          "v10.6 pinned case %d", (int)i);
+            }
+            g_case_tile_m = g_case_splits = 0;
+        }
+        /* v10.6 at scale (GPU reference): 48 units (1000 x 3000: 4 token tiles, the last of
+         * 232 rows; 12 weight-tile pairs, the last CTA's rows partly past N; 17 K-tiles: the
+         * rings wrap mid-unit; v10.3 unless the clusters are capped) and 96 (2000 x 3000,
+         * FP16 A: more than an H200's 66 resident clusters, so the persistent kernel with a
+         * ragged second round at the default count); each with FP32 D too (v10.3), 1000 x 3000 also
+         * pinned to 2 splits (v10.3, the in-kernel reduce); the 96-unit one not under
+         * TETRA_TEST_QUICK (sanitizer runs) */
+        pinned_case(ctx, TETRA_PATH_WGMMA_T, 1000, 3000, 1088, TETRA_DTYPE_BF16, 256, 1);
+        pinned_case(ctx, TETRA_PATH_WGMMA_T, 1000, 3000, 1088, TETRA_DTYPE_BF16, 256, 2);
+        if (!tu_quick()) pinned_case(ctx, TETRA_PATH_WGMMA_T, 2000, 3000, 1088, TETRA_DTYPE_FP16, 256, 1);
         /* the transposed kernel's own choice (BT by M, split-K by the cost rule), at the
          * bench shapes of issue 5 scaled down in N (64 x 4096 x 4096: BT 64, 32 CTAs ->
          * 4 splits; 128 x 7168 x 2048: BT 128, 56 CTAs -> 2 splits), and AUTO itself

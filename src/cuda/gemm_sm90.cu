@@ -712,7 +712,7 @@ __device__ __forceinline__ float epi_value(float acc, float unit, float scale, f
  * = this lane's (row g, columns 2t, 2t + 1) of matrix j). Row i of a transposed matrix is
  * D's row m = 8c + i (or 8c + 8 + i): 8 consecutive n, one 16-byte chunk, whose address
  * lane 8j + i gives. lane_addr: that address for c = 0; tile c adds 8c rows. */
-template <bool OUT_BF16, int NACC>
+template <bool OUT_BF16, int NACC, int ROW = EPI_ROW16>
 __device__ __forceinline__ void stage_out16(const float (&acc)[NACC], uint32_t lane_addr, float unit, float scale,
                                             float b0, float b1) {
 #pragma unroll
@@ -725,7 +725,7 @@ __device__ __forceinline__ void stage_out16(const float (&acc)[NACC], uint32_t l
             x[j] = tetra_pack2<OUT_BF16>(epi_value(a[0], unit, scale, b), epi_value(a[1], unit, scale, b));
         }
         asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1,%2,%3,%4};\n" ::"r"(
-                         lane_addr + c * 8 * EPI_ROW16),
+                         lane_addr + c * 8 * ROW),
                      "r"(x[0]), "r"(x[1]), "r"(x[2]), "r"(x[3])
                      : "memory");
     }
@@ -1383,6 +1383,18 @@ static_assert(cfg_ss::SMEM_BYTES <= 227 * 1024, "shared memory");
 static_assert(cfg_ss::SW >= 3 && cfg_ss::SA >= 3 && cfg_ss::SR >= 2, "ring depths");
 static_assert(cfg_ss::SA * cfg_ss::A_TILE_BYTES >= 256 * 512, "epilogue staging");
 static_assert(cfg_ss::OFF_W % 1024 == 0 && cfg_ss::W_TILE_BYTES % 1024 == 0, "W tiles: 1024-byte swizzle atoms");
+#ifndef TETRA_GEMM_SS_PERSISTENT
+#define TETRA_GEMM_SS_PERSISTENT 1 /* CMake sets it (cache variable of the same name) */
+#endif
+#if TETRA_GEMM_SS_PERSISTENT
+/* v10.8 (gemm_wgmma_t_ss_p_kernel): v10.3's shared memory plus one mbarrier (the W-ring
+ * handover), a 16-bit D tile (BT rows x 128 n x 2 bytes) staged in the W ring, which is
+ * exactly that size with the default 4 stages */
+enum { SS_P_SMEM_BYTES = cfg_ss::SMEM_BYTES + 8 /* wfree, the W-ring handover */ };
+static_assert(SS_P_SMEM_BYTES <= 227 * 1024, "shared memory");
+/* EPI_ROW16 (device passes only) = 128 n x 2 bytes */
+static_assert(cfg_ss::SW * cfg_ss::W_TILE_BYTES >= cfg_ss::BT * 128 * 2, "v10.6: 16-bit D staged in the W ring");
+#endif
 
 /* TETRA_GEMM_TRACE builds only (-DTETRA_GEMM_TRACE in CMAKE_CUDA_FLAGS; a diagnostic, never
  * shipped): the BT-256 kernel writes a clock trace of every CTA when the launcher was asked for one
@@ -1573,6 +1585,168 @@ __device__ __forceinline__ void issue_a_ahead(const CUtensorMap *tm_a, uint32_t 
 }
 #endif
 
+#if TETRA_SM90_DEVICE && TETRA_GEMM_SS_PERSISTENT
+/* ---- v10.6: the persistent v10.3 whose K loops stay v10.3's (docs/notes/gemm-sm90.md,
+ * "v10.6"; v10.4 before it walked the units inside the K loop), 16-bit D without split-K
+ * only (the launcher's choice). The grid is min(units, resident) 2-CTA clusters; cluster c
+ * walks units c, c + clusters, ... in v10.3's grid order (weight-tile pair fastest, then
+ * the token tile, then the batch), so each round of units is one of v10.3's waves. Every
+ * unit has all p.ktiles K-tiles (no split), so the rings (A, raw, W) run on: their
+ * positions count the CTA's K-tiles over all its units. Each unit is decoded once, outside
+ * the K loops; the next unit's first A / raw stages are issued between a unit's last
+ * K-tile and its epilogue, never inside a K loop. */
+struct ss_p_unit {
+    int m0, n0, l; /* the unit's first token, this CTA's first weight row, the batch index */
+};
+/* unsigned arithmetic and the assumptions: the K loop's address math (n0 / 128 in
+ * issue_raw_bulk, ...) then compiles as v10.3's on blockIdx (no signed-division fix-ups) */
+__device__ __forceinline__ ss_p_unit ss_p_unit_of(const sm90_params &p, int unit, uint32_t cta_rank) {
+    const uint32_t gx2 = (uint32_t)(p.n + 2 * cfg_ss::BN - 1) / (2 * cfg_ss::BN);
+    const uint32_t gy = (uint32_t)(p.m + cfg_ss::BT - 1) / cfg_ss::BT;
+    const uint32_t px = (uint32_t)unit % gx2, r = (uint32_t)unit / gx2;
+    ss_p_unit u;
+    u.n0 = (int)((2 * px + cta_rank) * cfg_ss::BN);
+    u.m0 = (int)((r % gy) * cfg_ss::BT);
+    u.l = (int)(r / gy);
+    __builtin_assume(u.n0 >= 0);
+    __builtin_assume(u.m0 >= 0);
+    __builtin_assume(u.l >= 0);
+    return u;
+}
+
+/* The W-ring handover (v10.8): an mbarrier (wfree, after the W ring's barriers) with two
+ * arrivals per unit, thread 0 of each consumer warpgroup's once its TMA store has read the
+ * D tile staged in the W ring (after the warpgroup's own barrier, which follows its threads'
+ * staging writes and, through the consumers' barrier before them, both warpgroups' last
+ * wgmma reads of the ring); the 128 transform threads wait for phase j - 1 before their first
+ * W store of unit j (mbarrier arrive: release, try_wait: acquire). Named barriers failed the
+ * sanitizers with the clusters capped so that clusters walk several units: a bar.arrive
+ * (consumers) with a bar.sync (transform) drew racecheck hazards while the staged tile was
+ * read with lds (v10.6, runs 66-67) and synccheck "divergent thread" errors in any form
+ * (reached at two different instructions: runs 67 and 70); v10.4's mbarrier drew the same
+ * racecheck hazards as v10.6 because its epilogue read the stage with lds too. */
+
+/* transform_stages over this CTA's `units` units of nk K-tiles: per unit v10.3's loop
+ * (transform_stages, kt0 = 0 and the unit's n0 / l; no trace), preceded from the second
+ * unit on by the W-ring handover (wfree). Warp 1 (linear scales) loads the next unit's
+ * first SS_RAW_LEAD raw stages right after its last transform of a unit, before that
+ * barrier: the raw ring fills during the epilogue. */
+template <bool IS_BF16, class C, int ROLE>
+__device__ __forceinline__ void transform_stages_p(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
+                                                   uint32_t rfull, uint32_t rempty, uint32_t wfull, uint32_t wempty,
+                                                   uint32_t wfree, int u0, int step, int units, int nk, int lane,
+                                                   int diag, uint32_t cta_rank) {
+    const uint32_t t = threadIdx.x % 128, r = xform_row_of(t), f = (r >> 3) & 1;
+    const uint32_t raw_off = r * 32 + 16 * f;
+    const uint32_t sc_off = p.scale_bulk ? 16 * (r & 31) + 4 * (r >> 5) : 4 * r;
+    const uint32_t csel = f ? 0x1032u : 0x3210u;
+    uint32_t chunk[8];
+#pragma unroll
+    for (int c = 0; c < 8; c++) chunk[c] = r * 128 + ((((r & 7) ^ (4 * f)) ^ (uint32_t)c) << 4);
+    ring_pos<C::SR> rr = {0, 0};
+    ring_pos<C::SW> rw = {0, 0};
+    ring_pos<C::SR> rp = {0, 0};
+    const int kt0 = 0;
+    int u = u0;
+    ss_p_unit un = ss_p_unit_of(p, u0, cta_rank); /* warp 1 (linear scales): the unit it loads */
+    int nr = 0;
+    if (ROLE == XF_LOAD_RAW)
+        for (; nr < min(nk, (int)SS_RAW_LEAD); nr++, rp.next())
+            produce_raw_stage<C>(tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, un.n0,
+                                 un.l, kt0 + nr, lane, diag);
+    for (int j = 0; j < units; j++) {
+        /* unit j - 1's epilogue stores have read its staged D out of the W ring */
+        if (j > 0) mbar_wait(wfree, (uint32_t)(j - 1) & 1);
+        const int n0 = un.n0, l = un.l;
+        __builtin_assume(n0 >= 0);
+        __builtin_assume(l >= 0);
+        for (int i = 0; i < nk; i++) {
+            if (ROLE == XF_LOAD_RAW && nr < nk) {
+                produce_raw_stage<C>(tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
+                                     kt0 + nr, lane, diag);
+                nr++;
+                rp.next();
+            }
+            mbar_wait(rfull + 8 * rr.slot, rr.phase);
+            const uint32_t raw = sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off;
+            const uint4 h0 = lds128(raw), h1 = lds128(raw ^ 16);
+            const uint32_t codes = prmt(lds32(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + sc_off), 0, csel);
+            mbar_wait(wempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile i - SW */
+            if (diag != 1 && diag != 4)
+                xform_row<IS_BF16>(sb + C::OFF_W + rw.slot * C::W_TILE_BYTES, chunk, h0, h1, codes);
+            mbar_arrive(rempty + 8 * rr.slot); /* this thread's raw and scale reads have returned */
+            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+            mbar_arrive(wfull + 8 * rw.slot);
+            rr.next();
+            rw.next();
+        }
+        /* warp 1: the next unit's first raw stages (their slots were released by this
+         * unit's transforms, K-tiles nk - SR .. nk - 3 and earlier) */
+        if (ROLE == XF_LOAD_RAW && j + 1 < units) {
+            u += step;
+            un = ss_p_unit_of(p, u, cta_rank);
+            for (nr = 0; nr < min(nk, (int)SS_RAW_LEAD); nr++, rp.next())
+                produce_raw_stage<C>(tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase,
+                                     un.n0, un.l, kt0 + nr, lane, diag);
+        }
+    }
+    if (ROLE == XF_LOAD_RAW) asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+
+/* v10.7's epilogue: the 16-bit D tile staged in the W ring and written by TMA stores.
+ * Values as store_tile_t's 16-bit path (epi_value, stage_out16: same bits). Staging layout:
+ * consumer warpgroup wg's 64 columns (n0 + 64 wg ..) of the BT rows are the box
+ * {64 n, BT rows} of tm_d with the 128-byte swizzle, at stage + wg x BT x 128: row m at
+ * m x 128 bytes, its 16-byte chunk c at c ^ (m % 8) (what CU_TENSOR_MAP_SWIZZLE_128B reads;
+ * one stmatrix matrix writes rows m .. m + 7 of one chunk column, 8 distinct bank groups).
+ * The TMA store clips rows past M and columns past N. The W ring is free here: every W tile
+ * of this unit was waited for (wfull) before its wgmmas, and the consumers' named barrier
+ * below follows both warpgroups' wgmma_wait<0> (warpgroup 0's staging half covers W slots
+ * 0-1, both warpgroups' rows). Thread 0 of each warpgroup issues its half's store; before the
+ * W ring is handed back (wfree) it waits until the store has read shared memory
+ * (ss_p_store_read_wait), and before the kernel ends until it is done (ss_p_store_wait). No
+ * generic-proxy read of the staged tile remains (v10.6's lds reads drew racecheck hazards
+ * across the bar.arrive handover, runs 66-67). */
+__device__ __forceinline__ void tma_store_3d(const CUtensorMap *map, uint32_t src, int c0, int c1, int c2) {
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n" ::"l"(
+                     (uint64_t)map),
+                 "r"(c0), "r"(c1), "r"(c2), "r"(src)
+                 : "memory");
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+__device__ __forceinline__ void ss_p_store_read_wait() {
+    asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+__device__ __forceinline__ void ss_p_store_wait() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+__device__ __forceinline__ void store_tile_p16(const float (&acc)[cfg_ss::NACC], const sm90_params &p,
+                                               const CUtensorMap *tm_d, uint32_t stage, int m0, int n0, int l,
+                                               int wg, uint32_t warp, uint32_t lane) {
+    enum { BT = cfg_ss::BT, ROW = 128 };
+    const uint32_t g = lane / 4;
+    const uint32_t r = 64 * (uint32_t)wg + 16 * warp + g;
+    const float scale = tetra_gemm_scale(p.alpha, NULL, p.gb);
+    const float unit = (float)(1 << B_EXP2);
+    const int nr = n0 + (int)r;
+    float b0 = 0.0f, b1 = 0.0f;
+    if (p.bias) {
+        if (nr < p.n) b0 = tetra_load_dense(p.bias, nr, (tetra_dtype)p.bias_dtype);
+        if (nr + 8 < p.n) b1 = tetra_load_dense(p.bias, nr + 8, (tetra_dtype)p.bias_dtype);
+    }
+    const uint32_t half = stage + (uint32_t)wg * (BT * ROW);
+    named_bar_sync<EPI_BAR_CONSUMERS, W_CONSUMERS>();
+    {
+        const uint32_t j = lane / 8, i = lane % 8, c = 2 * warp + j % 2;
+        const uint32_t a = half + (8 * (j / 2) + i) * ROW + ((c ^ i) << 4);
+        if (p.d_dtype == TETRA_DTYPE_FP16) stage_out16<false, cfg_ss::NACC, ROW>(acc, a, unit, scale, b0, b1);
+        else stage_out16<true, cfg_ss::NACC, ROW>(acc, a, unit, scale, b0, b1);
+    }
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* stmatrix writes -> the TMA's reads */
+    if (wg == 0) named_bar_sync<EPI_BAR_WG, 128>();
+    else named_bar_sync<EPI_BAR_WG + 1, 128>();
+    if (threadIdx.x % 128 == 0) tma_store_3d(tm_d, half, n0 + 64 * wg, m0, l);
+}
+#endif
+
 /* Warpgroup 2: all four warps transform, warp 1 also loads the raw stages when the scales
  * are not bulk-copied (transform_stages); warpgroups 0 and 1 consume: per K-tile i, wait
  * for W tile i and A stage i, 4 SS wgmmas m64n256k16 (k16 steps: W rows 64 wg .. 64 wg +
@@ -1732,6 +1906,205 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     __trap(); /* never launched: the launcher checks g_wgmma_kernel_built */
 #endif
 }
+
+
+#if TETRA_GEMM_SS_PERSISTENT
+/* v10.6 (TETRA_GEMM_SS_PERSISTENT=1; docs/notes/gemm-sm90.md, "v10.6"): gemm_wgmma_t_ss_kernel
+ * walking units (ss_p_unit), for 16-bit D without split-K. Per unit v10.3's K loop, verbatim
+ * (kt0 = 0 and the unit's m0 / n0 / l, no trace), and the same epilogue values; around it:
+ *   - the unit's last A stage (both CTAs) and W stage are released after wgmma_wait<0>;
+ *   - then the next unit is decoded (once) and its first stages issued: the raw issuer
+ *     (consumer warp 0 of warpgroup 0, bulk scales; else transform warp 1 after its last
+ *     transform) its first SR raw stages, the A issuer (consumer warp 0 of warpgroup 1) the
+ *     first SA whose slots both CTAs have released (non-blocking, before the epilogue and
+ *     again after it; the K loop's issue rule waits for stage 0 and takes the rest);
+ *   - the epilogue stages D in the W ring and TMA-stores it (store_tile_p16), not in the A
+ *     ring, so those loads land while it runs; thread 0 of each consumer warpgroup then
+ *     arrives on the W-ring handover (wfree) once its store has read the stage, and the
+ *     transform waits for it before the next unit's first W tile;
+ *   - no cluster barrier per tile: one at kernel exit (remote aempty arrivals and A
+ *     multicasts into the peer happen only before it; each CTA waits on afull for every
+ *     multicast into it).
+ * TETRA_GEMM_TRACE: this kernel writes no trace (the launcher runs v10.3 for a traced call). */
+template <bool IS_BF16>
+__global__ void __launch_bounds__(W_THREADS, 1)
+gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
+                         const __grid_constant__ CUtensorMap tm_d, const sm90_params p) {
+#if TETRA_SM90_DEVICE
+    typedef cfg_ss C;
+    extern __shared__ uint8_t smem_raw[];
+    const uint32_t sb = (smem_u32(smem_raw) + 1023u) & ~1023u;
+    const uint32_t afull = sb + C::OFF_BAR, aempty = afull + 8 * C::SA;
+    const uint32_t rfull = aempty + 8 * C::SA, rempty = rfull + 8 * C::SR;
+    const uint32_t wfull = rempty + 8 * C::SR, wempty = wfull + 8 * C::SW;
+    const uint32_t wfree = wempty + 8 * C::SW; /* the W-ring handover (SS_P_SMEM_BYTES counts it) */
+    const int step = (int)(gridDim.x / T_CLUSTER), u0 = (int)(blockIdx.x / T_CLUSTER);
+    const int total = (p.n + 2 * C::BN - 1) / (2 * C::BN) * ((p.m + C::BT - 1) / C::BT) * p.batch;
+    /* this cluster's units (the grid has at most one cluster per unit) and K-tiles per unit */
+    const int units = __shfl_sync(0xFFFFFFFFu, (total - u0 + step - 1) / step, 0);
+    const int nk = __shfl_sync(0xFFFFFFFFu, p.ktiles, 0);
+    const int wg = __shfl_sync(0xFFFFFFFFu, (int)(threadIdx.x / 128), 0), lane = threadIdx.x % 32;
+    const uint32_t warp = __shfl_sync(0xFFFFFFFFu, (threadIdx.x % 128) / 32, 0);
+    const uint32_t cta_rank = cluster_ctarank();
+#ifdef TETRA_GEMM_DIAG
+    const int diag = p.diag;
+#else
+    const int diag = 0;
+#endif
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < C::SA; s++) {
+            mbar_init(afull + 8 * s, 1);
+            mbar_init(aempty + 8 * s, 2 * 8);
+        }
+        for (int s = 0; s < C::SR; s++) {
+            mbar_init(rfull + 8 * s, p.scale_bulk ? 1 : 1 + 32);
+            mbar_init(rempty + 8 * s, C::XFORM_THREADS);
+        }
+        for (int s = 0; s < C::SW; s++) {
+            mbar_init(wfull + 8 * s, C::XFORM_THREADS);
+            mbar_init(wempty + 8 * s, 8);
+        }
+        mbar_init(wfree, 2); /* thread 0 of each consumer warpgroup, per unit */
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    cluster_arrive();
+    cluster_wait();
+
+    if (wg == 2) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)SS_PRODUCER_REGS));
+        if (warp == 1 && !p.scale_bulk)
+            transform_stages_p<IS_BF16, C, XF_LOAD_RAW>(&tm_b, p, sb, rfull, rempty, wfull, wempty, wfree, u0, step,
+                                                        units, nk, lane, diag, cta_rank);
+        else
+            transform_stages_p<IS_BF16, C, XF_ONLY>(&tm_b, p, sb, rfull, rempty, wfull, wempty, wfree, u0, step,
+                                                    units, nk, lane, diag, cta_rank);
+        cluster_arrive(); /* the exit barrier */
+        cluster_wait();
+        return;
+    }
+
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"((int)SS_CONSUMER_REGS));
+    float acc[C::NACC];
+    const uint32_t dw0 = wgmma_desc_lo(sb + C::OFF_W + (uint32_t)wg * 64 * 128), db0 = wgmma_desc_lo(sb + C::OFF_A);
+    const uint32_t aempty_peer = mapa_shared(aempty, cta_rank ^ 1u);
+    const int kt0 = 0;
+    ring_pos<C::SA> ra = {0, 0};
+    ring_pos<C::SW> rw = {0, 0};
+    int u = u0;
+    ss_p_unit cu = ss_p_unit_of(p, u0, cta_rank); /* the unit computed */
+    /* bulk scales: consumer warp 0 fills the raw ring SR K-tiles ahead (v10.3) */
+    const bool raw_issuer = p.scale_bulk && wg == 0 && warp == 0; /* warp-uniform */
+    ring_pos<C::SR> rp = {0, 0};
+    if (raw_issuer)
+        for (int j = 0; j < min(nk, (int)C::SR); j++, rp.next())
+            issue_raw_bulk<C>(&tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, cu.n0, cu.l,
+                              kt0 + j);
+    /* consumer warp 0 of warpgroup 1 issues the A stages SA - 1 K-tiles ahead (v10.3) */
+    const bool a_issuer = wg == 1 && warp == 0; /* warp-uniform */
+    ring_pos<C::SA> rn = {0, 0};
+    int na = 0;
+    if (a_issuer)
+        issue_a_ahead<C>(&tm_a, sb, afull, aempty, rn, na, min(nk, (int)C::SA) - 1, min(nk, (int)C::SA), kt0, cu.m0,
+                         cu.l, cta_rank);
+    __syncwarp();
+    for (int jj = 0; jj < units; jj++) {
+        const int m0 = cu.m0, n0 = cu.n0, l = cu.l;
+        __builtin_assume(m0 >= 0);
+        __builtin_assume(n0 >= 0);
+        __builtin_assume(l >= 0);
+#pragma unroll
+        for (int e = 0; e < C::NACC; e++) acc[e] = 0.0f;
+        uint32_t a_prev = 0, w_prev = 0;
+        /* ---- v10.3's K loop (gemm_wgmma_t_ss_kernel), verbatim but for the trace */
+        for (int i = 0; i < nk; i++) {
+            const uint32_t dw = dw0 + rw.slot * (C::W_TILE_BYTES / 16), db = db0 + ra.slot * (C::A_TILE_BYTES / 16);
+            if (a_issuer)
+                issue_a_ahead<C>(&tm_a, sb, afull, aempty, rn, na, i, min(nk, i + (int)C::SA - 1), kt0, m0, l,
+                                 cta_rank);
+            mbar_wait(wfull + 8 * rw.slot, rw.phase);
+            mbar_wait(afull + 8 * ra.slot, ra.phase);
+            wgmma_acc_fence<C::NACC>(acc);
+            wgmma_fence();
+#pragma unroll
+            for (int s = 0; s < W_BK / 16; s++)
+                wgmma_m64n256k16<IS_BF16>(acc, wgmma_desc_of(dw + s * 32 / 16), wgmma_desc_of(db + s * 32 / 16));
+            wgmma_commit();
+            if (raw_issuer && i + C::SR < nk) { /* while the wgmmas run */
+                issue_raw_bulk<C>(&tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
+                                  kt0 + i + C::SR);
+                __syncwarp();
+                rp.next();
+            }
+            wgmma_acc_fence<C::NACC>(acc);
+            wgmma_wait<1>();
+            wgmma_acc_fence<C::NACC>(acc);
+            if (i > 0 && lane == 0) {
+                mbar_arrive(aempty + 8 * a_prev);
+                mbar_arrive_remote(aempty_peer + 8 * a_prev);
+                mbar_arrive(wempty + 8 * w_prev);
+            }
+            if (a_issuer && i > 0)
+                issue_a_ahead<C>(&tm_a, sb, afull, aempty, rn, na, -1, min(nk, i + (int)C::SA), kt0, m0, l, cta_rank);
+            a_prev = ra.slot;
+            w_prev = rw.slot;
+            ra.next();
+            rw.next();
+        }
+        /* ---- between units: drain, release the unit's last stages, prefetch the next unit */
+        wgmma_wait<0>();
+        wgmma_acc_fence<C::NACC>(acc);
+        if (lane == 0) {
+            mbar_arrive(aempty + 8 * a_prev);
+            mbar_arrive_remote(aempty_peer + 8 * a_prev);
+            mbar_arrive(wempty + 8 * w_prev);
+        }
+        const bool more = jj + 1 < units;
+        if (more) {
+            u += step;
+            cu = ss_p_unit_of(p, u, cta_rank);
+            /* its raw stages 0 .. SR - 1: their slots were released by this unit's
+             * transforms (all done: every W tile was waited for), so these never block */
+            if (raw_issuer)
+                for (int j = 0; j < min(nk, (int)C::SR); j++, rp.next())
+                    issue_raw_bulk<C>(&tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase,
+                                      cu.n0, cu.l, kt0 + j);
+            /* its A stages 0 .. SA - 1 whose slots both CTAs have released (no wait) */
+            if (a_issuer) {
+                na = 0;
+                issue_a_ahead<C>(&tm_a, sb, afull, aempty, rn, na, -1, min(nk, (int)C::SA), kt0, cu.m0, cu.l,
+                                 cta_rank);
+            }
+            __syncwarp();
+        }
+        store_tile_p16(acc, p, &tm_d, sb + C::OFF_W, m0, n0, l, wg, warp, (uint32_t)lane);
+        if (more && threadIdx.x % 128 == 0) {
+            ss_p_store_read_wait(); /* the TMA store has read the stage: the transform may */
+            mbar_arrive(wfree);     /* write the W ring again */
+        }
+        __syncwarp(); /* reconverged after the epilogue's per-thread branches */
+        if (more) {
+            /* one more try for the next unit's first SA A stages (the peer's releases of this
+             * unit's last K-tiles are in by now); the K loop's rule then waits for stage 0 */
+            if (a_issuer)
+                issue_a_ahead<C>(&tm_a, sb, afull, aempty, rn, na, -1, min(nk, (int)C::SA), kt0, cu.m0, cu.l,
+                                 cta_rank);
+        }
+    }
+    if (threadIdx.x % 128 == 0) ss_p_store_wait(); /* the last unit's TMA store is done */
+    /* every remote arrival of this CTA is done; the wait keeps its shared memory alive until
+     * the peer's are (every multicast into it was waited on: afull of each K-tile it ran) */
+    cluster_arrive();
+    cluster_wait();
+#else
+    (void)tm_a;
+    (void)tm_b;
+    (void)tm_d;
+    (void)p;
+    __trap(); /* never launched: the launcher checks g_wgmma_kernel_built */
+#endif
+}
+#endif /* TETRA_GEMM_SS_PERSISTENT */
 
 /* ---- host side */
 
@@ -2080,6 +2453,79 @@ static unsigned grid_x_t(int64_t n) {
     return (unsigned)((tiles + T_CLUSTER - 1) / T_CLUSTER * T_CLUSTER);
 }
 
+#if TETRA_GEMM_SS_PERSISTENT
+/* v10.6 (gemm_wgmma_t_ss_p_kernel; launcher as v10.4's): min(units, resident clusters) 2-CTA clusters in a 1-D
+ * grid, a unit being one cluster of v10.3's grid (weight-tile pair x token tile x batch).
+ * Taken only when there are more units than clusters: with one round of units no cluster
+ * walks a second one and the persistent kernel has nothing to overlap (run 66,
+ * graph-timed: 1024x4096x4096, 64 units on 66 clusters, -0.01 against v10.3), so *launched stays 0 and
+ * the caller runs v10.3. TETRA_GEMM_SS_CLUSTERS=c (c >= 1, read once) caps the clusters
+ * instead of the resident count: tests make few clusters walk many units (a c above the
+ * resident count stays correct, as a second wave). */
+static int ss_clusters_env(void) {
+    const char *e = getenv("TETRA_GEMM_SS_CLUSTERS");
+    return e ? atoi(e) : 0;
+}
+template <bool IS_BF16>
+static tetra_status launch_ss_p(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &prm,
+                                const tetra_gemm_problem *p, cudaStream_t stream, bool *launched) {
+    void (*kernel)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const sm90_params) =
+        gemm_wgmma_t_ss_p_kernel<IS_BF16>;
+    const int smem_bytes = SS_P_SMEM_BYTES;
+    const int64_t units = (int64_t)(grid_x_t(p->n) / T_CLUSTER) * ((p->m + cfg_ss::BT - 1) / cfg_ss::BT) * p->batch;
+    cudaLaunchConfig_t lc = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = T_CLUSTER;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    lc.gridDim = dim3((unsigned)(units * T_CLUSTER), 1, 1);
+    lc.blockDim = dim3(W_THREADS);
+    lc.dynamicSmemBytes = (size_t)smem_bytes;
+    lc.stream = stream;
+    lc.attrs = attr;
+    lc.numAttrs = 1;
+    static std::atomic<unsigned long long> checked{0};
+    static int resident[64]; /* clusters of this kernel resident at once, per device */
+    static const int cap = ss_clusters_env();
+    const int dev = p->ctx->device;
+    if (dev < 0 || dev >= 64) return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: device %d", dev);
+    if (!tetra_done_on(checked, dev)) {
+        int nclusters = 0;
+        TETRA_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
+        TETRA_CUDA_TRY(cudaOccupancyMaxActiveClusters(&nclusters, kernel, &lc));
+        resident[dev] = nclusters;
+        tetra_mark_done(checked, dev);
+    }
+    if (resident[dev] <= 0)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: a cluster of %d CTAs cannot be scheduled here",
+                          (int)T_CLUSTER);
+    const int64_t lim = cap > 0 ? cap : resident[dev];
+    /* D's tensor map (TMA store): [L][M][ldd] 16-bit, box 64 (n) x BT rows, 128B swizzle;
+     * needs a 16-byte aligned D and row / batch pitches in 16-byte multiples */
+    const int64_t dbs = p->batch > 1 ? p->d_batch_stride : p->m * p->ldd;
+    *launched = units > lim && tetra_aligned(p->d, 16) && p->ldd % 8 == 0 && dbs % 8 == 0;
+    if (!*launched) return TETRA_OK;
+    CUtensorMap tm_d;
+    {
+        PFN_cuTensorMapEncodeTiled_v12000 encode = get_encode_fn();
+        cuuint64_t dims[3] = {(cuuint64_t)p->n, (cuuint64_t)p->m, (cuuint64_t)p->batch};
+        cuuint64_t strides[2] = {(cuuint64_t)p->ldd * 2, (cuuint64_t)dbs * 2};
+        cuuint32_t box[3] = {64, (cuuint32_t)cfg_ss::BT, 1}, estr[3] = {1, 1, 1};
+        if (!encode) return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: cuTensorMapEncodeTiled is not available");
+        const CUresult cr = encode(&tm_d, CU_TENSOR_MAP_DATA_TYPE_UINT16, 3, p->d, dims, strides, box, estr,
+                                   CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                   CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+        if (cr != CUDA_SUCCESS)
+            return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: cuTensorMapEncodeTiled(d) failed (%d)", (int)cr);
+    }
+    lc.gridDim = dim3((unsigned)(lim * T_CLUSTER), 1, 1);
+    TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, kernel, tm_a, tm_b, tm_d, prm));
+    TETRA_LAUNCH_CHECK();
+    return TETRA_OK;
+}
+#endif
+
 /* 128 weight rows x BT tokens per CTA, in clusters of 2 CTAs along N that share each
  * activation tile (grid x rounded up to even: the kernel's CTA past N stores nothing). */
 /* BT = 256 runs v10 (gemm_wgmma_t_ss_kernel: the transform stage, SS wgmmas), BT = 64 and
@@ -2089,6 +2535,20 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
                              const tetra_gemm_problem *p, cudaStream_t stream) {
     void (*kernel)(const CUtensorMap, const CUtensorMap, const sm90_params);
     int smem_bytes;
+#if TETRA_GEMM_SS_PERSISTENT
+    /* v10.6: 16-bit D without split-K (a traced call runs v10.3, which writes the trace) */
+    if constexpr (BT == 256) {
+        bool traced = false;
+#ifdef TETRA_GEMM_TRACE
+        traced = getenv("TETRA_GEMM_TRACE_OUT") != NULL;
+#endif
+        if (prm.splits == 1 && (prm.d_dtype == TETRA_DTYPE_BF16 || prm.d_dtype == TETRA_DTYPE_FP16) && !traced) {
+            bool launched = false;
+            const tetra_status st = launch_ss_p<IS_BF16>(tm_a, tm_b, prm, p, stream, &launched);
+            if (st != TETRA_OK || launched) return st;
+        }
+    }
+#endif
     if constexpr (BT == 256) {
         kernel = gemm_wgmma_t_ss_kernel<IS_BF16>;
         smem_bytes = cfg_ss::SMEM_BYTES;

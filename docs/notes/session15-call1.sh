@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# DRAFT for session 15's first device call (written at the end of session 14, not run):
+# Session 15 call 1 = run 71 (written at the end of session 14, run as drafted):
 # correctness of v10.8 and v7.4 (gemm-sm90.md "v10.7 measured (run 70) and v10.8", "v7.4").
 # Before the call (patch -p1; git apply inside a subdirectory of the repository skips paths):
 #   for x in 8:v10.8-mbarrier-handover s:v7.4-streamk; do d=.scratch-${x%%:*}; rm -rf $d; mkdir $d &&

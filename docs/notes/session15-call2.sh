@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# DRAFT for session 15's second device call (after call 1 passes): timing of v10.8 and v7.4.
+# Session 15 call 2 = run 72 (written at the end of session 14, run as drafted; C_N=f283de9):
 # Same .scratch-8 / .scratch-s as call 1. Run: C_N=<hash> BUDGET=540 bash docs/notes/session15-call2-draft.sh
 # Predictions: v10.8 - main (eager ABAB): 4096x4096x1024 +0.03-0.05, 2048x14336x4096 +0.01-0.03,
 # 4096^3 0-+0.01, 4096x4096x14336 -0.02-0; merge only if no seed000 shape loses beyond both main
