@@ -1391,6 +1391,8 @@ static_assert(cfg_ss::OFF_W % 1024 == 0 && cfg_ss::W_TILE_BYTES % 1024 == 0, "W 
  * handover), a 16-bit D tile (BT rows x 128 n x 2 bytes) staged in the W ring, which is
  * exactly that size with the default 4 stages */
 enum { SS_P_SMEM_BYTES = cfg_ss::SMEM_BYTES + 8 /* wfree, the W-ring handover */ };
+/* the launcher's K limit: K <= 4096 (measured winners: K = 1024 and 4096; loser: 14336) */
+enum { SS_P_MAX_KTILES = 4096 / W_BK };
 static_assert(SS_P_SMEM_BYTES <= 227 * 1024, "shared memory");
 /* EPI_ROW16 (device passes only) = 128 n x 2 bytes */
 static_assert(cfg_ss::SW * cfg_ss::W_TILE_BYTES >= cfg_ss::BT * 128 * 2, "v10.6: 16-bit D staged in the W ring");
@@ -2459,7 +2461,7 @@ static unsigned grid_x_t(int64_t n) {
  * Taken only when there are more units than clusters: with one round of units no cluster
  * walks a second one and the persistent kernel has nothing to overlap (run 66,
  * graph-timed: 1024x4096x4096, 64 units on 66 clusters, -0.01 against v10.3), so *launched stays 0 and
- * the caller runs v10.3. TETRA_GEMM_SS_CLUSTERS=c (c >= 1, read once) caps the clusters
+ * the caller runs v10.3; likewise above K = 4096 (SS_P_MAX_KTILES). TETRA_GEMM_SS_CLUSTERS=c (c >= 1, read once) caps the clusters
  * instead of the resident count: tests make few clusters walk many units (a c above the
  * resident count stays correct, as a second wave). */
 static int ss_clusters_env(void) {
@@ -2504,7 +2506,11 @@ static tetra_status launch_ss_p(const CUtensorMap &tm_a, const CUtensorMap &tm_b
     /* D's tensor map (TMA store): [L][M][ldd] 16-bit, box 64 (n) x BT rows, 128B swizzle;
      * needs a 16-byte aligned D and row / batch pitches in 16-byte multiples */
     const int64_t dbs = p->batch > 1 ? p->d_batch_stride : p->m * p->ldd;
-    *launched = units > lim && tetra_aligned(p->d, 16) && p->ldd % 8 == 0 && dbs % 8 == 0;
+    /* Long K: the persistent kernel's static unit order loses to the hardware's launch of
+     * v10.3's CTAs (runs 72-73, 8192x4096x14336: -0.015 in all four legs; gains at K = 1024
+     * and 4096): taken only up to SS_P_MAX_KTILES K-tiles, unless the tests cap the clusters */
+    const bool short_k = prm.ktiles <= SS_P_MAX_KTILES || cap > 0;
+    *launched = units > lim && short_k && tetra_aligned(p->d, 16) && p->ldd % 8 == 0 && dbs % 8 == 0;
     if (!*launched) return TETRA_OK;
     CUtensorMap tm_d;
     {
