@@ -1518,6 +1518,40 @@ static_assert(SS_RAW_LEAD >= 1, "raw lead");
  * (docs/notes/gemm-sm90.md) showed that warp as the straggler every W-full waited for
  * (warps 1-3 idle ~540 cycles per K-tile on W-empty), so a consumer warp issues them now. */
 enum { XF_LOAD_RAW, XF_ONLY }; /* the warp's copy role (warp 1 with linear scales, the rest) */
+
+/* The BT-256 kernels' barriers (v10.3; v10.8 adds wfree after them): A, raw and W rings,
+ * full and empty of each, 8 bytes a stage from OFF_BAR. One place for the offsets and
+ * the init counts, so the two kernels cannot drift apart. */
+struct ss_bars {
+    uint32_t afull, aempty, rfull, rempty, wfull, wempty;
+};
+template <class C> __device__ __forceinline__ ss_bars ss_bars_of(uint32_t sb) {
+    ss_bars b;
+    b.afull = sb + C::OFF_BAR;
+    b.aempty = b.afull + 8 * C::SA;
+    b.rfull = b.aempty + 8 * C::SA;
+    b.rempty = b.rfull + 8 * C::SR;
+    b.wfull = b.rempty + 8 * C::SR;
+    b.wempty = b.wfull + 8 * C::SW;
+    return b;
+}
+/* thread 0, before the caller's fence.mbarrier_init */
+template <class C> __device__ __forceinline__ void ss_init_bars(const ss_bars &b, const sm90_params &p) {
+    for (int s = 0; s < C::SA; s++) {
+        mbar_init(b.afull + 8 * s, 1);      /* this CTA's A producer's expect_tx (both halves) */
+        mbar_init(b.aempty + 8 * s, 2 * 8); /* one per consumer warp of both CTAs */
+    }
+    for (int s = 0; s < C::SR; s++) {
+        /* bulk scales: the consumer thread's expect_tx; else warp 1's, and one per lane */
+        mbar_init(b.rfull + 8 * s, p.scale_bulk ? 1 : 1 + 32);
+        mbar_init(b.rempty + 8 * s, C::XFORM_THREADS); /* every transform thread, after its reads */
+    }
+    for (int s = 0; s < C::SW; s++) {
+        mbar_init(b.wfull + 8 * s, C::XFORM_THREADS); /* every transform thread, after its stores */
+        mbar_init(b.wempty + 8 * s, 8);                /* one per consumer warp */
+    }
+}
+
 template <bool IS_BF16, class C, int ROLE>
 __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
                                                  uint32_t rfull, uint32_t rempty, uint32_t wfull, uint32_t wempty,
@@ -1769,9 +1803,9 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     enum { BT = C::BT };
     extern __shared__ uint8_t smem_raw[];
     const uint32_t sb = (smem_u32(smem_raw) + 1023u) & ~1023u;
-    const uint32_t afull = sb + C::OFF_BAR, aempty = afull + 8 * C::SA;
-    const uint32_t rfull = aempty + 8 * C::SA, rempty = rfull + 8 * C::SR;
-    const uint32_t wfull = rempty + 8 * C::SR, wempty = wfull + 8 * C::SW;
+    const ss_bars bars = ss_bars_of<C>(sb);
+    const uint32_t afull = bars.afull, aempty = bars.aempty, rfull = bars.rfull, rempty = bars.rempty;
+    const uint32_t wfull = bars.wfull, wempty = bars.wempty;
     const int n0 = blockIdx.x * C::BN, m0 = blockIdx.y * BT;
     const cta_split cs = cta_split_of(p);
     const int l = cs.l, split = cs.split, kt0 = cs.kt0, nk = cs.nk;
@@ -1786,19 +1820,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     if (threadIdx.x == 0) ss_trace_begin(p, cta_rank, nk);
 
     if (threadIdx.x == 0) {
-        for (int s = 0; s < C::SA; s++) {
-            mbar_init(afull + 8 * s, 1);      /* this CTA's A producer's expect_tx (both halves) */
-            mbar_init(aempty + 8 * s, 2 * 8); /* one per consumer warp of both CTAs */
-        }
-        for (int s = 0; s < C::SR; s++) {
-            /* bulk scales: the consumer thread's expect_tx; else warp 1's, and one per lane */
-            mbar_init(rfull + 8 * s, p.scale_bulk ? 1 : 1 + 32);
-            mbar_init(rempty + 8 * s, C::XFORM_THREADS); /* every transform thread, after its reads */
-        }
-        for (int s = 0; s < C::SW; s++) {
-            mbar_init(wfull + 8 * s, C::XFORM_THREADS); /* every transform thread, after its stores */
-            mbar_init(wempty + 8 * s, 8);                /* one per consumer warp */
-        }
+        ss_init_bars<C>(bars, p);
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
     cluster_arrive();
@@ -1936,9 +1958,9 @@ gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_
     typedef cfg_ss C;
     extern __shared__ uint8_t smem_raw[];
     const uint32_t sb = (smem_u32(smem_raw) + 1023u) & ~1023u;
-    const uint32_t afull = sb + C::OFF_BAR, aempty = afull + 8 * C::SA;
-    const uint32_t rfull = aempty + 8 * C::SA, rempty = rfull + 8 * C::SR;
-    const uint32_t wfull = rempty + 8 * C::SR, wempty = wfull + 8 * C::SW;
+    const ss_bars bars = ss_bars_of<C>(sb);
+    const uint32_t afull = bars.afull, aempty = bars.aempty, rfull = bars.rfull, rempty = bars.rempty;
+    const uint32_t wfull = bars.wfull, wempty = bars.wempty;
     const uint32_t wfree = wempty + 8 * C::SW; /* the W-ring handover (SS_P_SMEM_BYTES counts it) */
     const int step = (int)(gridDim.x / T_CLUSTER), u0 = (int)(blockIdx.x / T_CLUSTER);
     const int total = (p.n + 2 * C::BN - 1) / (2 * C::BN) * ((p.m + C::BT - 1) / C::BT) * p.batch;
@@ -1955,18 +1977,7 @@ gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_
 #endif
 
     if (threadIdx.x == 0) {
-        for (int s = 0; s < C::SA; s++) {
-            mbar_init(afull + 8 * s, 1);
-            mbar_init(aempty + 8 * s, 2 * 8);
-        }
-        for (int s = 0; s < C::SR; s++) {
-            mbar_init(rfull + 8 * s, p.scale_bulk ? 1 : 1 + 32);
-            mbar_init(rempty + 8 * s, C::XFORM_THREADS);
-        }
-        for (int s = 0; s < C::SW; s++) {
-            mbar_init(wfull + 8 * s, C::XFORM_THREADS);
-            mbar_init(wempty + 8 * s, 8);
-        }
+        ss_init_bars<C>(bars, p);
         mbar_init(wfree, 2); /* thread 0 of each consumer warpgroup, per unit */
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
