@@ -1505,6 +1505,21 @@ __device__ __forceinline__ uint32_t xform_row_of(uint32_t t) { return (t & ~12u)
 enum { SS_RAW_LEAD = cfg_ss::SR - 2 };
 static_assert(SS_RAW_LEAD >= 1, "raw lead");
 
+/* What a transform thread keeps for all its K-tiles: its weight row (xform_row_of) and
+ * flip, as offsets: the row's raw half it reads first, its 4 scale codes, the rotation of
+ * the codes, and the W tile offsets of the row's 8 chunks; those stay in registers, so each
+ * store's address is one add of the stage base (an XOR per chunk otherwise). */
+__device__ __forceinline__ void xform_thread_consts(const sm90_params &p, uint32_t t, uint32_t &raw_off,
+                                                    uint32_t &sc_off, uint32_t &csel, uint32_t (&chunk)[8]) {
+    const uint32_t r = xform_row_of(t), f = (r >> 3) & 1;
+    raw_off = r * 32 + 16 * f;
+    /* scales: [row][4], or the 128x4 block layout (16 (r % 32) + 4 (r / 32)) */
+    sc_off = p.scale_bulk ? 16 * (r & 31) + 4 * (r >> 5) : 4 * r;
+    csel = f ? 0x1032u : 0x3210u;
+#pragma unroll
+    for (int c = 0; c < 8; c++) chunk[c] = r * 128 + ((((r & 7) ^ (4 * f)) ^ (uint32_t)c) << 4);
+}
+
 /* The producer warpgroup's loop (v10.3): all four warps transform, one per SM sub-
  * partition; warp 1 also loads the raw stages when the scales are not bulk-copied. Per
  * K-tile i:
@@ -1556,16 +1571,9 @@ template <bool IS_BF16, class C, int ROLE>
 __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
                                                  uint32_t rfull, uint32_t rempty, uint32_t wfull, uint32_t wempty,
                                                  int n0, int l, int kt0, int nk, int lane, int diag) {
-    const uint32_t t = threadIdx.x % 128, r = xform_row_of(t), f = (r >> 3) & 1;
-    const uint32_t raw_off = r * 32 + 16 * f;
-    /* scales: [row][4], or the 128x4 block layout (16 (r % 32) + 4 (r / 32)) */
-    const uint32_t sc_off = p.scale_bulk ? 16 * (r & 31) + 4 * (r >> 5) : 4 * r;
-    const uint32_t csel = f ? 0x1032u : 0x3210u;
-    /* the W tile offsets of the row's 8 chunks; kept in registers, so each store's address
-     * is one add of the stage base (an XOR per chunk otherwise) */
-    uint32_t chunk[8];
-#pragma unroll
-    for (int c = 0; c < 8; c++) chunk[c] = r * 128 + ((((r & 7) ^ (4 * f)) ^ (uint32_t)c) << 4);
+    const uint32_t t = threadIdx.x % 128;
+    uint32_t raw_off, sc_off, csel, chunk[8];
+    xform_thread_consts(p, t, raw_off, sc_off, csel, chunk);
     ring_pos<C::SR> rr = {0, 0}; /* the raw stage this thread transforms */
     ring_pos<C::SW> rw = {0, 0};
     ring_pos<C::SR> rp = {0, 0}; /* warp 1: the next raw stage it fills */
@@ -1672,13 +1680,8 @@ __device__ __forceinline__ void transform_stages_p(const CUtensorMap *tm_b, cons
                                                    uint32_t rfull, uint32_t rempty, uint32_t wfull, uint32_t wempty,
                                                    uint32_t wfree, int u0, int step, int units, int nk, int lane,
                                                    int diag, uint32_t cta_rank) {
-    const uint32_t t = threadIdx.x % 128, r = xform_row_of(t), f = (r >> 3) & 1;
-    const uint32_t raw_off = r * 32 + 16 * f;
-    const uint32_t sc_off = p.scale_bulk ? 16 * (r & 31) + 4 * (r >> 5) : 4 * r;
-    const uint32_t csel = f ? 0x1032u : 0x3210u;
-    uint32_t chunk[8];
-#pragma unroll
-    for (int c = 0; c < 8; c++) chunk[c] = r * 128 + ((((r & 7) ^ (4 * f)) ^ (uint32_t)c) << 4);
+    uint32_t raw_off, sc_off, csel, chunk[8];
+    xform_thread_consts(p, threadIdx.x % 128, raw_off, sc_off, csel, chunk);
     ring_pos<C::SR> rr = {0, 0};
     ring_pos<C::SW> rw = {0, 0};
     ring_pos<C::SR> rp = {0, 0};
