@@ -1567,43 +1567,64 @@ template <class C> __device__ __forceinline__ void ss_init_bars(const ss_bars &b
     }
 }
 
+/* Warp 1 (XF_LOAD_RAW): a unit's first SS_RAW_LEAD raw stages (K-tiles kt0 ..), ahead of
+ * its transform of K-tile kt0; nr counts the unit's raw stages loaded. */
+template <class C>
+__device__ __forceinline__ void produce_raw_lead(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
+                                                 const ss_bars &b, ring_pos<C::SR> &rp, int &nr, int n0, int l,
+                                                 int kt0, int nk, int lane, int diag) {
+    for (nr = 0; nr < min(nk, (int)SS_RAW_LEAD); nr++, rp.next())
+        produce_raw_stage<C>(tm_b, p, sb, b.rfull + 8 * rp.slot, b.rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
+                             kt0 + nr, lane, diag);
+}
+
+/* One unit's nk K-tiles of the transform (K-tiles kt0 .., weight rows n0 .., batch l; the
+ * per-K-tile steps listed above), the ring positions carried from unit to unit by the
+ * caller. t, raw_off, sc_off, csel, chunk: xform_thread_consts. TRACE: v10.3's clock trace
+ * (the persistent kernel writes none). */
+template <bool IS_BF16, class C, int ROLE, bool TRACE>
+__device__ __forceinline__ void transform_k_tiles(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
+                                                  const ss_bars &b, uint32_t t, uint32_t raw_off, uint32_t sc_off,
+                                                  uint32_t csel, const uint32_t (&chunk)[8], ring_pos<C::SR> &rr,
+                                                  ring_pos<C::SW> &rw, ring_pos<C::SR> &rp, int &nr, int n0, int l,
+                                                  int kt0, int nk, int lane, int diag) {
+    for (int i = 0; i < nk; i++) {
+        if (ROLE == XF_LOAD_RAW && nr < nk) {
+            produce_raw_stage<C>(tm_b, p, sb, b.rfull + 8 * rp.slot, b.rempty + 8 * rp.slot, rp.slot, rp.phase, n0,
+                                 l, kt0 + nr, lane, diag);
+            nr++;
+            rp.next();
+        }
+        mbar_wait(b.rfull + 8 * rr.slot, rr.phase);
+        const uint32_t raw = sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off;
+        const uint4 h0 = lds128(raw), h1 = lds128(raw ^ 16);
+        const uint32_t codes = prmt(lds32(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + sc_off), 0, csel);
+        mbar_wait(b.wempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile i - SW */
+        if (TRACE && lane == 0) SS_TRACE_KT(p, i, SS_TK_X_WEMPTY0 + t / 32);
+        if (diag != 1 && diag != 4)
+            xform_row<IS_BF16>(sb + C::OFF_W + rw.slot * C::W_TILE_BYTES, chunk, h0, h1, codes);
+        mbar_arrive(b.rempty + 8 * rr.slot); /* this thread's raw and scale reads have returned */
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        mbar_arrive(b.wfull + 8 * rw.slot);
+        if (TRACE && lane == 0) SS_TRACE_KT(p, i, SS_TK_X_DONE0 + t / 32);
+        rr.next();
+        rw.next();
+    }
+}
+
 template <bool IS_BF16, class C, int ROLE>
 __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
-                                                 uint32_t rfull, uint32_t rempty, uint32_t wfull, uint32_t wempty,
-                                                 int n0, int l, int kt0, int nk, int lane, int diag) {
+                                                 const ss_bars &b, int n0, int l, int kt0, int nk, int lane, int diag) {
     const uint32_t t = threadIdx.x % 128;
     uint32_t raw_off, sc_off, csel, chunk[8];
     xform_thread_consts(p, t, raw_off, sc_off, csel, chunk);
     ring_pos<C::SR> rr = {0, 0}; /* the raw stage this thread transforms */
     ring_pos<C::SW> rw = {0, 0};
+    int nr = 0;                  /* warp 1: raw stages loaded (before rp: same SASS as before the fold) */
     ring_pos<C::SR> rp = {0, 0}; /* warp 1: the next raw stage it fills */
-    int nr = 0;
-    if (ROLE == XF_LOAD_RAW)
-        for (; nr < min(nk, (int)SS_RAW_LEAD); nr++, rp.next())
-            produce_raw_stage<C>(tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
-                                 kt0 + nr, lane, diag);
-    for (int i = 0; i < nk; i++) {
-        if (ROLE == XF_LOAD_RAW && nr < nk) {
-            produce_raw_stage<C>(tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
-                                 kt0 + nr, lane, diag);
-            nr++;
-            rp.next();
-        }
-        mbar_wait(rfull + 8 * rr.slot, rr.phase);
-        const uint32_t raw = sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off;
-        const uint4 h0 = lds128(raw), h1 = lds128(raw ^ 16);
-        const uint32_t codes = prmt(lds32(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + sc_off), 0, csel);
-        mbar_wait(wempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile i - SW */
-        if (lane == 0) SS_TRACE_KT(p, i, SS_TK_X_WEMPTY0 + t / 32);
-        if (diag != 1 && diag != 4)
-            xform_row<IS_BF16>(sb + C::OFF_W + rw.slot * C::W_TILE_BYTES, chunk, h0, h1, codes);
-        mbar_arrive(rempty + 8 * rr.slot); /* this thread's raw and scale reads have returned */
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        mbar_arrive(wfull + 8 * rw.slot);
-        if (lane == 0) SS_TRACE_KT(p, i, SS_TK_X_DONE0 + t / 32);
-        rr.next();
-        rw.next();
-    }
+    if (ROLE == XF_LOAD_RAW) produce_raw_lead<C>(tm_b, p, sb, b, rp, nr, n0, l, kt0, nk, lane, diag);
+    transform_k_tiles<IS_BF16, C, ROLE, true>(tm_b, p, sb, b, t, raw_off, sc_off, csel, chunk, rr, rw, rp, nr, n0,
+                                              l, kt0, nk, lane, diag);
     if (ROLE == XF_LOAD_RAW) asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 #endif
@@ -1677,9 +1698,8 @@ __device__ __forceinline__ ss_p_unit ss_p_unit_of(const sm90_params &p, int unit
  * barrier: the raw ring fills during the epilogue. */
 template <bool IS_BF16, class C, int ROLE>
 __device__ __forceinline__ void transform_stages_p(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
-                                                   uint32_t rfull, uint32_t rempty, uint32_t wfull, uint32_t wempty,
-                                                   uint32_t wfree, int u0, int step, int units, int nk, int lane,
-                                                   int diag, uint32_t cta_rank) {
+                                                   const ss_bars &b, uint32_t wfree, int u0, int step, int units,
+                                                   int nk, int lane, int diag, uint32_t cta_rank) {
     uint32_t raw_off, sc_off, csel, chunk[8];
     xform_thread_consts(p, threadIdx.x % 128, raw_off, sc_off, csel, chunk);
     ring_pos<C::SR> rr = {0, 0};
@@ -1689,44 +1709,21 @@ __device__ __forceinline__ void transform_stages_p(const CUtensorMap *tm_b, cons
     int u = u0;
     ss_p_unit un = ss_p_unit_of(p, u0, cta_rank); /* warp 1 (linear scales): the unit it loads */
     int nr = 0;
-    if (ROLE == XF_LOAD_RAW)
-        for (; nr < min(nk, (int)SS_RAW_LEAD); nr++, rp.next())
-            produce_raw_stage<C>(tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, un.n0,
-                                 un.l, kt0 + nr, lane, diag);
+    if (ROLE == XF_LOAD_RAW) produce_raw_lead<C>(tm_b, p, sb, b, rp, nr, un.n0, un.l, kt0, nk, lane, diag);
     for (int j = 0; j < units; j++) {
         /* unit j - 1's epilogue stores have read its staged D out of the W ring */
         if (j > 0) mbar_wait(wfree, (uint32_t)(j - 1) & 1);
         const int n0 = un.n0, l = un.l;
         __builtin_assume(n0 >= 0);
         __builtin_assume(l >= 0);
-        for (int i = 0; i < nk; i++) {
-            if (ROLE == XF_LOAD_RAW && nr < nk) {
-                produce_raw_stage<C>(tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
-                                     kt0 + nr, lane, diag);
-                nr++;
-                rp.next();
-            }
-            mbar_wait(rfull + 8 * rr.slot, rr.phase);
-            const uint32_t raw = sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off;
-            const uint4 h0 = lds128(raw), h1 = lds128(raw ^ 16);
-            const uint32_t codes = prmt(lds32(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + sc_off), 0, csel);
-            mbar_wait(wempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile i - SW */
-            if (diag != 1 && diag != 4)
-                xform_row<IS_BF16>(sb + C::OFF_W + rw.slot * C::W_TILE_BYTES, chunk, h0, h1, codes);
-            mbar_arrive(rempty + 8 * rr.slot); /* this thread's raw and scale reads have returned */
-            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-            mbar_arrive(wfull + 8 * rw.slot);
-            rr.next();
-            rw.next();
-        }
+        transform_k_tiles<IS_BF16, C, ROLE, false>(tm_b, p, sb, b, threadIdx.x % 128, raw_off, sc_off, csel,
+                                                   chunk, rr, rw, rp, nr, n0, l, kt0, nk, lane, diag);
         /* warp 1: the next unit's first raw stages (their slots were released by this
          * unit's transforms, K-tiles nk - SR .. nk - 3 and earlier) */
         if (ROLE == XF_LOAD_RAW && j + 1 < units) {
             u += step;
             un = ss_p_unit_of(p, u, cta_rank);
-            for (nr = 0; nr < min(nk, (int)SS_RAW_LEAD); nr++, rp.next())
-                produce_raw_stage<C>(tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase,
-                                     un.n0, un.l, kt0 + nr, lane, diag);
+            produce_raw_lead<C>(tm_b, p, sb, b, rp, nr, un.n0, un.l, kt0, nk, lane, diag);
         }
     }
     if (ROLE == XF_LOAD_RAW) asm volatile("cp.async.wait_all;\n" ::: "memory");
@@ -1834,10 +1831,10 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)SS_PRODUCER_REGS));
         /* one loop per copy role, so the plain transform warps carry no role branches */
         if (warp == 1 && !p.scale_bulk)
-            transform_stages<IS_BF16, C, XF_LOAD_RAW>(&tm_b, p, sb, rfull, rempty, wfull, wempty, n0, l, kt0, nk,
+            transform_stages<IS_BF16, C, XF_LOAD_RAW>(&tm_b, p, sb, bars, n0, l, kt0, nk,
                                                       lane, diag);
         else
-            transform_stages<IS_BF16, C, XF_ONLY>(&tm_b, p, sb, rfull, rempty, wfull, wempty, n0, l, kt0, nk, lane,
+            transform_stages<IS_BF16, C, XF_ONLY>(&tm_b, p, sb, bars, n0, l, kt0, nk, lane,
                                                   diag);
         cluster_arrive(); /* the exit barrier, as in v7 */
         cluster_wait();
@@ -1990,10 +1987,10 @@ gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_
     if (wg == 2) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)SS_PRODUCER_REGS));
         if (warp == 1 && !p.scale_bulk)
-            transform_stages_p<IS_BF16, C, XF_LOAD_RAW>(&tm_b, p, sb, rfull, rempty, wfull, wempty, wfree, u0, step,
+            transform_stages_p<IS_BF16, C, XF_LOAD_RAW>(&tm_b, p, sb, bars, wfree, u0, step,
                                                         units, nk, lane, diag, cta_rank);
         else
-            transform_stages_p<IS_BF16, C, XF_ONLY>(&tm_b, p, sb, rfull, rempty, wfull, wempty, wfree, u0, step,
+            transform_stages_p<IS_BF16, C, XF_ONLY>(&tm_b, p, sb, bars, wfree, u0, step,
                                                     units, nk, lane, diag, cta_rank);
         cluster_arrive(); /* the exit barrier */
         cluster_wait();
