@@ -1636,16 +1636,85 @@ __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_b, const 
  * multicast into both CTAs); stages <= need are waited for, a later stage whose slot is
  * not free yet ends the call (lane 0's non-blocking test, broadcast). */
 template <class C>
-__device__ __forceinline__ void issue_a_ahead(const CUtensorMap *tm_a, uint32_t sb, uint32_t afull, uint32_t aempty,
+__device__ __forceinline__ void issue_a_ahead(const CUtensorMap *tm_a, uint32_t sb, const ss_bars &b,
                                               ring_pos<C::SA> &rn, int &na, int need, int upto, int kt0, int m0,
                                               int l, uint32_t cta_rank) {
     for (; na < upto; na++, rn.next()) {
-        const uint32_t empty = aempty + 8 * rn.slot;
+        const uint32_t empty = b.aempty + 8 * rn.slot;
         /* both CTAs' wgmmas done; a CTA-scope acquire suffices (produce_stages) */
         if (na <= need) mbar_wait(empty, rn.phase ^ 1);
         else if (!__shfl_sync(0xFFFFFFFFu, mbar_test(empty, rn.phase ^ 1), 0)) break;
-        if (elect_one()) issue_a_multicast<C>(tm_a, sb, afull + 8 * rn.slot, rn.slot, kt0 + na, m0, l, cta_rank);
+        if (elect_one()) issue_a_multicast<C>(tm_a, sb, b.afull + 8 * rn.slot, rn.slot, kt0 + na, m0, l, cta_rank);
         __syncwarp();
+    }
+}
+
+/* Consumer warp 0 of warpgroup 0 with bulk scales (v10.3): a unit's first SR raw stages
+ * (K-tiles kt0 ..), before its first wgmmas. */
+template <class C>
+__device__ __forceinline__ void issue_raw_lead(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
+                                               const ss_bars &b, ring_pos<C::SR> &rp, int n0, int l, int kt0,
+                                               int nk) {
+    for (int j = 0; j < min(nk, (int)C::SR); j++, rp.next())
+        issue_raw_bulk<C>(tm_b, p, sb, b.rfull + 8 * rp.slot, b.rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
+                          kt0 + j);
+}
+
+/* Lane 0 of each consumer warp: its wgmmas of the K-tile in A slot a and W slot w have
+ * completed, so both CTAs' producers may overwrite the A stage (the peer multicasts into
+ * it too) and the transform the W stage. */
+__device__ __forceinline__ void release_k_tile(const ss_bars &b, uint32_t aempty_peer, uint32_t a, uint32_t w) {
+    mbar_arrive(b.aempty + 8 * a);
+    mbar_arrive_remote(aempty_peer + 8 * a); /* both CTAs' producers write this stage */
+    mbar_arrive(b.wempty + 8 * w);
+}
+
+/* v10.3's consumer K loop over one unit's nk K-tiles (K-tiles kt0 .., tokens m0 .., weight
+ * rows n0 .., batch l), both BT-256 kernels: the ring positions, the A issuer's na and the
+ * last K-tile's slots (a_prev, w_prev: released by the caller's next loop or its drain)
+ * carry over to the caller. TRACE: v10.3's clock trace (the persistent kernel writes none). */
+template <bool IS_BF16, class C, bool TRACE>
+__device__ __forceinline__ void consume_k_tiles(float (&acc)[C::NACC], const CUtensorMap *tm_a,
+                                                const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
+                                                const ss_bars &b, uint32_t aempty_peer, uint32_t dw0, uint32_t db0,
+                                                ring_pos<C::SA> &ra, ring_pos<C::SW> &rw, uint32_t &a_prev,
+                                                uint32_t &w_prev, bool raw_issuer, ring_pos<C::SR> &rp,
+                                                bool a_issuer, ring_pos<C::SA> &rn, int &na, bool tracer, int m0,
+                                                int n0, int l, int kt0, int nk, int lane, uint32_t cta_rank) {
+    for (int i = 0; i < nk; i++) {
+        const uint32_t dw = dw0 + rw.slot * (C::W_TILE_BYTES / 16), db = db0 + ra.slot * (C::A_TILE_BYTES / 16);
+        if (a_issuer) {
+            issue_a_ahead<C>(tm_a, sb, b, rn, na, i, min(nk, i + (int)C::SA - 1), kt0, m0, l, cta_rank);
+            if (TRACE && lane == 0) SS_TRACE_KT(p, i, SS_TK_A_ISSUED);
+        }
+        if (TRACE && tracer) SS_TRACE_KT(p, i, SS_TK_C_WAIT);
+        mbar_wait(b.wfull + 8 * rw.slot, rw.phase);
+        if (TRACE && tracer) SS_TRACE_KT(p, i, SS_TK_C_WFULL);
+        mbar_wait(b.afull + 8 * ra.slot, ra.phase);
+        if (TRACE && tracer) SS_TRACE_KT(p, i, SS_TK_C_AFULL);
+        wgmma_acc_fence<C::NACC>(acc);
+        wgmma_fence();
+#pragma unroll
+        for (int s = 0; s < W_BK / 16; s++) /* k16 step s: 32 bytes into both K-major tiles */
+            wgmma_m64n256k16<IS_BF16>(acc, wgmma_desc_of(dw + s * 32 / 16), wgmma_desc_of(db + s * 32 / 16));
+        wgmma_commit();
+        if (raw_issuer && i + C::SR < nk) { /* while the wgmmas run */
+            issue_raw_bulk<C>(tm_b, p, sb, b.rfull + 8 * rp.slot, b.rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
+                              kt0 + i + C::SR);
+            __syncwarp();
+            rp.next();
+        }
+        wgmma_acc_fence<C::NACC>(acc);
+        wgmma_wait<1>(); /* K-tile i - 1's group has completed: its A stage and W stage are free */
+        wgmma_acc_fence<C::NACC>(acc);
+        if (TRACE && tracer) SS_TRACE_KT(p, i, SS_TK_C_PREV_DONE);
+        if (i > 0 && lane == 0) release_k_tile(b, aempty_peer, a_prev, w_prev);
+        if (a_issuer && i > 0)
+            issue_a_ahead<C>(tm_a, sb, b, rn, na, -1, min(nk, i + (int)C::SA), kt0, m0, l, cta_rank);
+        a_prev = ra.slot;
+        w_prev = rw.slot;
+        ra.next();
+        rw.next();
     }
 }
 #endif
@@ -1804,8 +1873,6 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     extern __shared__ uint8_t smem_raw[];
     const uint32_t sb = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const ss_bars bars = ss_bars_of<C>(sb);
-    const uint32_t afull = bars.afull, aempty = bars.aempty, rfull = bars.rfull, rempty = bars.rempty;
-    const uint32_t wfull = bars.wfull, wempty = bars.wempty;
     const int n0 = blockIdx.x * C::BN, m0 = blockIdx.y * BT;
     const cta_split cs = cta_split_of(p);
     const int l = cs.l, split = cs.split, kt0 = cs.kt0, nk = cs.nk;
@@ -1847,7 +1914,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     for (int i = 0; i < C::NACC; i++) acc[i] = 0.0f;
     /* descriptor low words: this warpgroup's 64 rows of W stage 0, all tokens of A stage 0 */
     const uint32_t dw0 = wgmma_desc_lo(sb + C::OFF_W + (uint32_t)wg * 64 * 128), db0 = wgmma_desc_lo(sb + C::OFF_A);
-    const uint32_t aempty_peer = mapa_shared(aempty, cta_rank ^ 1u);
+    const uint32_t aempty_peer = mapa_shared(bars.aempty, cta_rank ^ 1u);
     ring_pos<C::SA> ra = {0, 0};
     ring_pos<C::SW> rw = {0, 0};
     uint32_t a_prev = 0, w_prev = 0;
@@ -1857,10 +1924,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
      * wgmmas are issued, the wait below never blocks. */
     const bool raw_issuer = p.scale_bulk && wg == 0 && warp == 0; /* warp-uniform */
     ring_pos<C::SR> rp = {0, 0};
-    if (raw_issuer)
-        for (int j = 0; j < min(nk, (int)C::SR); j++, rp.next())
-            issue_raw_bulk<C>(&tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
-                              kt0 + j);
+    if (raw_issuer) issue_raw_lead<C>(&tm_b, p, sb, bars, rp, n0, l, kt0, nk);
     /* v10.3: consumer warp 0 of warpgroup 1 issues the A stages (v10.1: producer warp 0,
      * whose transform work then made it the W-full straggler), SA - 1 K-tiles ahead: at the
      * top of K-tile i it issues any stage up to i + SA - 2 whose slot both CTAs have
@@ -1870,50 +1934,12 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     ring_pos<C::SA> rn = {0, 0};
     int na = 0;
     if (a_issuer)
-        issue_a_ahead<C>(&tm_a, sb, afull, aempty, rn, na, min(nk, (int)C::SA) - 1, min(nk, (int)C::SA), kt0, m0, l,
-                         cta_rank);
+        issue_a_ahead<C>(&tm_a, sb, bars, rn, na, min(nk, (int)C::SA) - 1, min(nk, (int)C::SA), kt0, m0, l, cta_rank);
     __syncwarp();
     const bool tracer = threadIdx.x == 0; /* consumer warp 0 of warpgroup 0 */
     if (tracer) SS_TRACE_HDR(p, SS_TR_INIT, (uint32_t)clock64());
-    for (int i = 0; i < nk; i++) {
-        const uint32_t dw = dw0 + rw.slot * (C::W_TILE_BYTES / 16), db = db0 + ra.slot * (C::A_TILE_BYTES / 16);
-        if (a_issuer) {
-            issue_a_ahead<C>(&tm_a, sb, afull, aempty, rn, na, i, min(nk, i + (int)C::SA - 1), kt0, m0, l, cta_rank);
-            if (lane == 0) SS_TRACE_KT(p, i, SS_TK_A_ISSUED);
-        }
-        if (tracer) SS_TRACE_KT(p, i, SS_TK_C_WAIT);
-        mbar_wait(wfull + 8 * rw.slot, rw.phase);
-        if (tracer) SS_TRACE_KT(p, i, SS_TK_C_WFULL);
-        mbar_wait(afull + 8 * ra.slot, ra.phase);
-        if (tracer) SS_TRACE_KT(p, i, SS_TK_C_AFULL);
-        wgmma_acc_fence<C::NACC>(acc);
-        wgmma_fence();
-#pragma unroll
-        for (int s = 0; s < W_BK / 16; s++) /* k16 step s: 32 bytes into both K-major tiles */
-            wgmma_m64n256k16<IS_BF16>(acc, wgmma_desc_of(dw + s * 32 / 16), wgmma_desc_of(db + s * 32 / 16));
-        wgmma_commit();
-        if (raw_issuer && i + C::SR < nk) { /* while the wgmmas run */
-            issue_raw_bulk<C>(&tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
-                              kt0 + i + C::SR);
-            __syncwarp();
-            rp.next();
-        }
-        wgmma_acc_fence<C::NACC>(acc);
-        wgmma_wait<1>(); /* K-tile i - 1's group has completed: its A stage and W stage are free */
-        wgmma_acc_fence<C::NACC>(acc);
-        if (tracer) SS_TRACE_KT(p, i, SS_TK_C_PREV_DONE);
-        if (i > 0 && lane == 0) {
-            mbar_arrive(aempty + 8 * a_prev);
-            mbar_arrive_remote(aempty_peer + 8 * a_prev); /* both CTAs' producers write this stage */
-            mbar_arrive(wempty + 8 * w_prev);
-        }
-        if (a_issuer && i > 0)
-            issue_a_ahead<C>(&tm_a, sb, afull, aempty, rn, na, -1, min(nk, i + (int)C::SA), kt0, m0, l, cta_rank);
-        a_prev = ra.slot;
-        w_prev = rw.slot;
-        ra.next();
-        rw.next();
-    }
+    consume_k_tiles<IS_BF16, C, true>(acc, &tm_a, &tm_b, p, sb, bars, aempty_peer, dw0, db0, ra, rw, a_prev, w_prev,
+                                      raw_issuer, rp, a_issuer, rn, na, tracer, m0, n0, l, kt0, nk, lane, cta_rank);
     /* as v7: this CTA's last remote arrival is done; store_tile_t's cluster_wait keeps its
      * shared memory alive until the peer's are */
     if (tracer) SS_TRACE_HDR(p, SS_TR_LOOP_END, (uint32_t)clock64());
@@ -1959,9 +1985,7 @@ gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_
     extern __shared__ uint8_t smem_raw[];
     const uint32_t sb = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const ss_bars bars = ss_bars_of<C>(sb);
-    const uint32_t afull = bars.afull, aempty = bars.aempty, rfull = bars.rfull, rempty = bars.rempty;
-    const uint32_t wfull = bars.wfull, wempty = bars.wempty;
-    const uint32_t wfree = wempty + 8 * C::SW; /* the W-ring handover (SS_P_SMEM_BYTES counts it) */
+    const uint32_t wfree = bars.wempty + 8 * C::SW; /* the W-ring handover (SS_P_SMEM_BYTES counts it) */
     const int step = (int)(gridDim.x / T_CLUSTER), u0 = (int)(blockIdx.x / T_CLUSTER);
     const int total = (p.n + 2 * C::BN - 1) / (2 * C::BN) * ((p.m + C::BT - 1) / C::BT) * p.batch;
     /* this cluster's units (the grid has at most one cluster per unit) and K-tiles per unit */
@@ -2000,7 +2024,7 @@ gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"((int)SS_CONSUMER_REGS));
     float acc[C::NACC];
     const uint32_t dw0 = wgmma_desc_lo(sb + C::OFF_W + (uint32_t)wg * 64 * 128), db0 = wgmma_desc_lo(sb + C::OFF_A);
-    const uint32_t aempty_peer = mapa_shared(aempty, cta_rank ^ 1u);
+    const uint32_t aempty_peer = mapa_shared(bars.aempty, cta_rank ^ 1u);
     const int kt0 = 0;
     ring_pos<C::SA> ra = {0, 0};
     ring_pos<C::SW> rw = {0, 0};
@@ -2009,16 +2033,13 @@ gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_
     /* bulk scales: consumer warp 0 fills the raw ring SR K-tiles ahead (v10.3) */
     const bool raw_issuer = p.scale_bulk && wg == 0 && warp == 0; /* warp-uniform */
     ring_pos<C::SR> rp = {0, 0};
-    if (raw_issuer)
-        for (int j = 0; j < min(nk, (int)C::SR); j++, rp.next())
-            issue_raw_bulk<C>(&tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, cu.n0, cu.l,
-                              kt0 + j);
+    if (raw_issuer) issue_raw_lead<C>(&tm_b, p, sb, bars, rp, cu.n0, cu.l, kt0, nk);
     /* consumer warp 0 of warpgroup 1 issues the A stages SA - 1 K-tiles ahead (v10.3) */
     const bool a_issuer = wg == 1 && warp == 0; /* warp-uniform */
     ring_pos<C::SA> rn = {0, 0};
     int na = 0;
     if (a_issuer)
-        issue_a_ahead<C>(&tm_a, sb, afull, aempty, rn, na, min(nk, (int)C::SA) - 1, min(nk, (int)C::SA), kt0, cu.m0,
+        issue_a_ahead<C>(&tm_a, sb, bars, rn, na, min(nk, (int)C::SA) - 1, min(nk, (int)C::SA), kt0, cu.m0,
                          cu.l, cta_rank);
     __syncwarp();
     for (int jj = 0; jj < units; jj++) {
@@ -2029,64 +2050,24 @@ gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_
 #pragma unroll
         for (int e = 0; e < C::NACC; e++) acc[e] = 0.0f;
         uint32_t a_prev = 0, w_prev = 0;
-        /* ---- v10.3's K loop (gemm_wgmma_t_ss_kernel), verbatim but for the trace */
-        for (int i = 0; i < nk; i++) {
-            const uint32_t dw = dw0 + rw.slot * (C::W_TILE_BYTES / 16), db = db0 + ra.slot * (C::A_TILE_BYTES / 16);
-            if (a_issuer)
-                issue_a_ahead<C>(&tm_a, sb, afull, aempty, rn, na, i, min(nk, i + (int)C::SA - 1), kt0, m0, l,
-                                 cta_rank);
-            mbar_wait(wfull + 8 * rw.slot, rw.phase);
-            mbar_wait(afull + 8 * ra.slot, ra.phase);
-            wgmma_acc_fence<C::NACC>(acc);
-            wgmma_fence();
-#pragma unroll
-            for (int s = 0; s < W_BK / 16; s++)
-                wgmma_m64n256k16<IS_BF16>(acc, wgmma_desc_of(dw + s * 32 / 16), wgmma_desc_of(db + s * 32 / 16));
-            wgmma_commit();
-            if (raw_issuer && i + C::SR < nk) { /* while the wgmmas run */
-                issue_raw_bulk<C>(&tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
-                                  kt0 + i + C::SR);
-                __syncwarp();
-                rp.next();
-            }
-            wgmma_acc_fence<C::NACC>(acc);
-            wgmma_wait<1>();
-            wgmma_acc_fence<C::NACC>(acc);
-            if (i > 0 && lane == 0) {
-                mbar_arrive(aempty + 8 * a_prev);
-                mbar_arrive_remote(aempty_peer + 8 * a_prev);
-                mbar_arrive(wempty + 8 * w_prev);
-            }
-            if (a_issuer && i > 0)
-                issue_a_ahead<C>(&tm_a, sb, afull, aempty, rn, na, -1, min(nk, i + (int)C::SA), kt0, m0, l, cta_rank);
-            a_prev = ra.slot;
-            w_prev = rw.slot;
-            ra.next();
-            rw.next();
-        }
+        consume_k_tiles<IS_BF16, C, false>(acc, &tm_a, &tm_b, p, sb, bars, aempty_peer, dw0, db0, ra, rw, a_prev,
+                                           w_prev, raw_issuer, rp, a_issuer, rn, na, false, m0, n0, l, kt0, nk, lane,
+                                           cta_rank);
         /* ---- between units: drain, release the unit's last stages, prefetch the next unit */
         wgmma_wait<0>();
         wgmma_acc_fence<C::NACC>(acc);
-        if (lane == 0) {
-            mbar_arrive(aempty + 8 * a_prev);
-            mbar_arrive_remote(aempty_peer + 8 * a_prev);
-            mbar_arrive(wempty + 8 * w_prev);
-        }
+        if (lane == 0) release_k_tile(bars, aempty_peer, a_prev, w_prev);
         const bool more = jj + 1 < units;
         if (more) {
             u += step;
             cu = ss_p_unit_of(p, u, cta_rank);
             /* its raw stages 0 .. SR - 1: their slots were released by this unit's
              * transforms (all done: every W tile was waited for), so these never block */
-            if (raw_issuer)
-                for (int j = 0; j < min(nk, (int)C::SR); j++, rp.next())
-                    issue_raw_bulk<C>(&tm_b, p, sb, rfull + 8 * rp.slot, rempty + 8 * rp.slot, rp.slot, rp.phase,
-                                      cu.n0, cu.l, kt0 + j);
+            if (raw_issuer) issue_raw_lead<C>(&tm_b, p, sb, bars, rp, cu.n0, cu.l, kt0, nk);
             /* its A stages 0 .. SA - 1 whose slots both CTAs have released (no wait) */
             if (a_issuer) {
                 na = 0;
-                issue_a_ahead<C>(&tm_a, sb, afull, aempty, rn, na, -1, min(nk, (int)C::SA), kt0, cu.m0, cu.l,
-                                 cta_rank);
+                issue_a_ahead<C>(&tm_a, sb, bars, rn, na, -1, min(nk, (int)C::SA), kt0, cu.m0, cu.l, cta_rank);
             }
             __syncwarp();
         }
@@ -2100,8 +2081,7 @@ gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_
             /* one more try for the next unit's first SA A stages (the peer's releases of this
              * unit's last K-tiles are in by now); the K loop's rule then waits for stage 0 */
             if (a_issuer)
-                issue_a_ahead<C>(&tm_a, sb, afull, aempty, rn, na, -1, min(nk, (int)C::SA), kt0, cu.m0, cu.l,
-                                 cta_rank);
+                issue_a_ahead<C>(&tm_a, sb, bars, rn, na, -1, min(nk, (int)C::SA), kt0, cu.m0, cu.l, cta_rank);
         }
     }
     if (threadIdx.x % 128 == 0) ss_p_store_wait(); /* the last unit's TMA store is done */
