@@ -2011,11 +2011,11 @@ gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_
     if (wg == 2) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)SS_PRODUCER_REGS));
         if (warp == 1 && !p.scale_bulk)
-            transform_stages_p<IS_BF16, C, XF_LOAD_RAW>(&tm_b, p, sb, bars, wfree, u0, step,
-                                                        units, nk, lane, diag, cta_rank);
+            transform_stages_p<IS_BF16, C, XF_LOAD_RAW>(&tm_b, p, sb, bars, wfree, u0, step, units, nk, lane, diag,
+                                                        cta_rank);
         else
-            transform_stages_p<IS_BF16, C, XF_ONLY>(&tm_b, p, sb, bars, wfree, u0, step,
-                                                    units, nk, lane, diag, cta_rank);
+            transform_stages_p<IS_BF16, C, XF_ONLY>(&tm_b, p, sb, bars, wfree, u0, step, units, nk, lane, diag,
+                                                    cta_rank);
         cluster_arrive(); /* the exit barrier */
         cluster_wait();
         return;
