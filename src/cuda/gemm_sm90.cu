@@ -1505,35 +1505,6 @@ __device__ __forceinline__ uint32_t xform_row_of(uint32_t t) { return (t & ~12u)
 enum { SS_RAW_LEAD = cfg_ss::SR - 2 };
 static_assert(SS_RAW_LEAD >= 1, "raw lead");
 
-/* What a transform thread keeps for all its K-tiles: its weight row (xform_row_of) and
- * flip, as offsets: the row's raw half it reads first, its 4 scale codes, the rotation of
- * the codes, and the W tile offsets of the row's 8 chunks; those stay in registers, so each
- * store's address is one add of the stage base (an XOR per chunk otherwise). */
-__device__ __forceinline__ void xform_thread_consts(const sm90_params &p, uint32_t t, uint32_t &raw_off,
-                                                    uint32_t &sc_off, uint32_t &csel, uint32_t (&chunk)[8]) {
-    const uint32_t r = xform_row_of(t), f = (r >> 3) & 1;
-    raw_off = r * 32 + 16 * f;
-    /* scales: [row][4], or the 128x4 block layout (16 (r % 32) + 4 (r / 32)) */
-    sc_off = p.scale_bulk ? 16 * (r & 31) + 4 * (r >> 5) : 4 * r;
-    csel = f ? 0x1032u : 0x3210u;
-#pragma unroll
-    for (int c = 0; c < 8; c++) chunk[c] = r * 128 + ((((r & 7) ^ (4 * f)) ^ (uint32_t)c) << 4);
-}
-
-/* The producer warpgroup's loop (v10.3): all four warps transform, one per SM sub-
- * partition; warp 1 also loads the raw stages when the scales are not bulk-copied. Per
- * K-tile i:
- *   warp 1 (role XF_LOAD_RAW, only for scales that are not bulk-copied: its 32 lanes load
- *     them): raw stage i + SS_RAW_LEAD (produce_raw_stage, as v7's raw producer warp);
- *   all: wait for raw stage i, load the row's raw halves and scale codes, wait for W slot
- *     i to be free (the wgmmas of K-tile i - SW have completed), dequantize and store the
- *     row, release the raw stage, fence the W stores to the async proxy, arrive on W full
- *     (128 arrivals).
- * v10.1 had warp 0 issue the A stages here too; the clock trace of session 12
- * (docs/notes/gemm-sm90.md) showed that warp as the straggler every W-full waited for
- * (warps 1-3 idle ~540 cycles per K-tile on W-empty), so a consumer warp issues them now. */
-enum { XF_LOAD_RAW, XF_ONLY }; /* the warp's copy role (warp 1 with linear scales, the rest) */
-
 /* The BT-256 kernels' barriers (v10.3; v10.8 adds wfree after them): A, raw and W rings,
  * full and empty of each, 8 bytes a stage from OFF_BAR. One place for the offsets and
  * the init counts, so the two kernels cannot drift apart. */
@@ -1567,6 +1538,24 @@ template <class C> __device__ __forceinline__ void ss_init_bars(const ss_bars &b
     }
 }
 
+/* What a transform thread keeps for all its K-tiles: its weight row (xform_row_of) and
+ * flip, as offsets: the row's raw half it reads first, its 4 scale codes, the rotation of
+ * the codes, and the W tile offsets of the row's 8 chunks; those stay in registers, so each
+ * store's address is one add of the stage base (an XOR per chunk otherwise). Out-parameters,
+ * not a returned struct: a struct changed the kernels' SASS (session 15, branch fold108). */
+__device__ __forceinline__ void xform_thread_consts(const sm90_params &p, uint32_t t, uint32_t &raw_off,
+                                                    uint32_t &sc_off, uint32_t &csel, uint32_t (&chunk)[8]) {
+    const uint32_t r = xform_row_of(t), f = (r >> 3) & 1;
+    raw_off = r * 32 + 16 * f;
+    /* scales: [row][4], or the 128x4 block layout (16 (r % 32) + 4 (r / 32)) */
+    sc_off = p.scale_bulk ? 16 * (r & 31) + 4 * (r >> 5) : 4 * r;
+    csel = f ? 0x1032u : 0x3210u;
+#pragma unroll
+    for (int c = 0; c < 8; c++) chunk[c] = r * 128 + ((((r & 7) ^ (4 * f)) ^ (uint32_t)c) << 4);
+}
+
+enum { XF_LOAD_RAW, XF_ONLY }; /* the warp's copy role (warp 1 with linear scales, the rest) */
+
 /* Warp 1 (XF_LOAD_RAW): a unit's first SS_RAW_LEAD raw stages (K-tiles kt0 ..), ahead of
  * its transform of K-tile kt0; nr counts the unit's raw stages loaded. */
 template <class C>
@@ -1578,10 +1567,22 @@ __device__ __forceinline__ void produce_raw_lead(const CUtensorMap *tm_b, const 
                              kt0 + nr, lane, diag);
 }
 
-/* One unit's nk K-tiles of the transform (K-tiles kt0 .., weight rows n0 .., batch l; the
- * per-K-tile steps listed above), the ring positions carried from unit to unit by the
- * caller. t, raw_off, sc_off, csel, chunk: xform_thread_consts. TRACE: v10.3's clock trace
- * (the persistent kernel writes none). */
+/* The producer warpgroup's loop (v10.3): all four warps transform, one per SM sub-
+ * partition; warp 1 also loads the raw stages when the scales are not bulk-copied. Per
+ * K-tile i:
+ *   warp 1 (role XF_LOAD_RAW, only for scales that are not bulk-copied: its 32 lanes load
+ *     them): raw stage i + SS_RAW_LEAD (produce_raw_stage, as v7's raw producer warp);
+ *   all: wait for raw stage i, load the row's raw halves and scale codes, wait for W slot
+ *     i to be free (the wgmmas of K-tile i - SW have completed), dequantize and store the
+ *     row, release the raw stage, fence the W stores to the async proxy, arrive on W full
+ *     (128 arrivals).
+ * v10.1 had warp 0 issue the A stages here too; the clock trace of session 12
+ * (docs/notes/gemm-sm90.md) showed that warp as the straggler every W-full waited for
+ * (warps 1-3 idle ~540 cycles per K-tile on W-empty), so a consumer warp issues them now.
+ * transform_k_tiles runs that per-K-tile step for one unit's nk K-tiles (K-tiles kt0 ..,
+ * weight rows n0 .., batch l), for both BT-256 kernels; the ring positions carry from unit
+ * to unit in the caller. t, raw_off, sc_off, csel, chunk: xform_thread_consts. TRACE:
+ * v10.3's clock trace (the persistent kernel writes none). */
 template <bool IS_BF16, class C, int ROLE, bool TRACE>
 __device__ __forceinline__ void transform_k_tiles(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
                                                   const ss_bars &b, uint32_t t, uint32_t raw_off, uint32_t sc_off,
@@ -1612,6 +1613,7 @@ __device__ __forceinline__ void transform_k_tiles(const CUtensorMap *tm_b, const
     }
 }
 
+/* v10.3 (gemm_wgmma_t_ss_kernel): one unit, the K-tiles of this CTA's split */
 template <bool IS_BF16, class C, int ROLE>
 __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
                                                  const ss_bars &b, int n0, int l, int kt0, int nk, int lane, int diag) {
