@@ -1673,7 +1673,7 @@ __device__ __forceinline__ void release_k_tile(const ss_bars &b, uint32_t aempty
 
 /* v10.3's consumer K loop over one unit's nk K-tiles (K-tiles kt0 .., tokens m0 .., weight
  * rows n0 .., batch l), both BT-256 kernels: the ring positions, the A issuer's na and the
- * last K-tile's slots (a_prev, w_prev: released by the caller's next loop or its drain)
+ * last K-tile's slots (a_prev, w_prev: the persistent kernel releases them after its drain)
  * carry over to the caller. TRACE: v10.3's clock trace (the persistent kernel writes none). */
 template <bool IS_BF16, class C, bool TRACE>
 __device__ __forceinline__ void consume_k_tiles(float (&acc)[C::NACC], const CUtensorMap *tm_a,
@@ -1763,7 +1763,7 @@ __device__ __forceinline__ ss_p_unit ss_p_unit_of(const sm90_params &p, int unit
  * racecheck hazards as v10.6 because its epilogue read the stage with lds too. */
 
 /* transform_stages over this CTA's `units` units of nk K-tiles: per unit v10.3's loop
- * (transform_stages, kt0 = 0 and the unit's n0 / l; no trace), preceded from the second
+ * (transform_k_tiles, kt0 = 0 and the unit's n0 / l; no trace), preceded from the second
  * unit on by the W-ring handover (wfree). Warp 1 (linear scales) loads the next unit's
  * first SS_RAW_LEAD raw stages right after its last transform of a unit, before that
  * barrier: the raw ring fills during the epilogue. */
@@ -1962,8 +1962,8 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
 
 #if TETRA_GEMM_SS_PERSISTENT
 /* v10.6 (TETRA_GEMM_SS_PERSISTENT=1; docs/notes/gemm-sm90.md, "v10.6"): gemm_wgmma_t_ss_kernel
- * walking units (ss_p_unit), for 16-bit D without split-K. Per unit v10.3's K loop, verbatim
- * (kt0 = 0 and the unit's m0 / n0 / l, no trace), and the same epilogue values; around it:
+ * walking units (ss_p_unit), for 16-bit D without split-K. Per unit v10.3's K loops
+ * (consume_k_tiles, transform_k_tiles: kt0 = 0 and the unit's m0 / n0 / l, no trace), and the same epilogue values; around it:
  *   - the unit's last A stage (both CTAs) and W stage are released after wgmma_wait<0>;
  *   - then the next unit is decoded (once) and its first stages issued: the raw issuer
  *     (consumer warp 0 of warpgroup 0, bulk scales; else transform warp 1 after its last
