@@ -25,6 +25,10 @@ typedef struct {
     long long oracle_macs;
     double gib_read;
     long long gemm_dim;
+    /* --lib-a / --lib-b: another libtetra build whose tetra_gemm that side's tetra arms run
+     * (loaded while parsing; the session takes it over) */
+    const char *lib_path[2];
+    bench_lib *lib[2];
 } args;
 
 static int parse_double(const char *opt, const char *v, double lo, double hi, double *out) {
@@ -70,6 +74,10 @@ static void usage(FILE *f) {
         "  --scale-layout L     linear|swizzled NVFP4 scales for tetra arms (default swizzled)\n"
         "  --oracle-macs N      CPU oracle budget before rows are sampled (default 2^31)\n"
         "  --out F              results JSON (written atomically)\n"
+        "  --lib-a PATH         arm A's tetra GEMM calls run in another libtetra build (its\n"
+        "  --lib-b PATH         libtetra.so; inputs, gate and the other arms stay this build's):\n"
+        "                       two builds timed against each other in one process, e.g.\n"
+        "                       --a tetra-gemm --b tetra-gemm --lib-b other/libtetra.so\n"
         "\ninstrument knobs (environment, for grid sweeps; record them with the results):\n"
         "  TETRA_BENCH_GEMV_SPLITS=S  the interleaved-W arms and probe-gemv-interleaved-copy pin\n"
         "                             the GEMV to S splits instead of AUTO's rule\n"
@@ -88,6 +96,19 @@ static int parse(int argc, char **argv, int first, args *a) {
                         : !strcmp(o, "--ceilings") ? &a->ceilings : !strcmp(o, "--calibration") ? &a->calibration
                         : !strcmp(o, "--row-out") ? &a->row_out : NULL;
         long long x;
+        if (!strcmp(o, "--lib-a") || !strcmp(o, "--lib-b")) {
+            const int side = o[6] == 'b';
+            char msg[600];
+            if (!v || !*v) { fprintf(stderr, "tetra bench: %s needs a value\n", o); return -1; }
+            bench_lib_free(a->lib[side]);
+            if (!(a->lib[side] = bench_lib_load(v, msg, sizeof msg))) {
+                fprintf(stderr, "tetra bench: %s: %s\n", o, msg);
+                return -1;
+            }
+            a->lib_path[side] = v;
+            i++;
+            continue;
+        }
         if (sv) {
             if (!v || !*v) { fprintf(stderr, "tetra bench: %s needs a value\n", o); return -1; }
             *sv = v;
@@ -308,7 +329,13 @@ static double row_in_fresh_process(const args *a, const bench_arm *A, const benc
                         (char *)"--max-samples", samples, (char *)"--segment-ms", seg, (char *)"--warmup-ms", warm, (char *)"--graph-below-us", gb,
                         (char *)"--seed", seed, (char *)"--oracle-macs", macs, (char *)"--scale-layout",
                         (char *)(a->layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled"), (char *)"--row-out", tmp,
-                        NULL};
+                        NULL, NULL, NULL, NULL, NULL};
+        int na = (int)(sizeof argv / sizeof argv[0]) - 5; /* the first NULL: the libraries go there */
+        for (int side = 0; side < 2; side++)
+            if (a->lib_path[side]) {
+                argv[na++] = (char *)(side ? "--lib-b" : "--lib-a");
+                argv[na++] = (char *)a->lib_path[side];
+            }
         execv("/proc/self/exe", argv);
         _exit(127);
     }
@@ -327,7 +354,7 @@ static double row_in_fresh_process(const args *a, const bench_arm *A, const benc
     return r;
 }
 
-static int open_session(bench_session *s, const args *a) {
+static int open_session(bench_session *s, args *a) {
     char msg[512];
     int rc = bench_session_open(s, (uint64_t)a->seed, msg, sizeof msg);
     if (rc != BENCH_OK) {
@@ -336,6 +363,16 @@ static int open_session(bench_session *s, const args *a) {
     }
     s->env.scale_layout = a->layout;
     s->env.oracle_macs = a->oracle_macs;
+    for (int side = 0; side < 2; side++) {
+        if (!a->lib[side]) continue;
+        rc = bench_session_use_lib(s, side, a->lib[side], msg, sizeof msg); /* the session owns it now */
+        a->lib[side] = NULL;
+        if (rc != BENCH_OK) {
+            fprintf(stderr, "tetra bench: --lib-%c: %s\n", side ? 'b' : 'a', msg);
+            bench_session_close(s);
+            return -1;
+        }
+    }
     return 0;
 }
 

@@ -183,12 +183,14 @@ static int gemm_run_set(gemm_state *s, int i) {
     switch (s->kind) {
     case K_TETRA_W4A16:
     case K_TETRA_W4A4:
-        s->tst = tetra_gemm(s->env.ctx, &s->ma[i], &s->mb[i], &s->md[i], &o);
+        s->tst = s->env.gemm ? s->env.gemm(s->env.gemm_ctx, &s->ma[i], &s->mb[i], &s->md[i], &o)
+                             : tetra_gemm(s->env.ctx, &s->ma[i], &s->mb[i], &s->md[i], &o);
         return s->tst == TETRA_OK ? 0 : -1;
-    case K_TETRA_W4A4_FULL:
+    case K_TETRA_W4A4_FULL: /* the quantization pass is this build's; the GEMM the side's */
         s->tst = tetra_quantize(s->env.ctx, &s->ma[i], &s->maq[i], TETRA_GLOBAL_SCALE_SUPPLIED);
         if (s->tst != TETRA_OK) return -1;
-        s->tst = tetra_gemm(s->env.ctx, &s->maq[i], &s->mb[i], &s->md[i], &o);
+        s->tst = s->env.gemm ? s->env.gemm(s->env.gemm_ctx, &s->maq[i], &s->mb[i], &s->md[i], &o)
+                             : tetra_gemm(s->env.ctx, &s->maq[i], &s->mb[i], &s->md[i], &o);
         return s->tst == TETRA_OK ? 0 : -1;
     default:
         return lt_call(s, i, &s->algo);
@@ -523,7 +525,8 @@ static int gemm_setup_b(gemm_kind kind, tetra_gemm_path path, int interleaved, c
     }
     if (is_tetra(kind)) {
         if (gemm_run_set(s, 0) != 0 || cudaStreamSynchronize(st) != cudaSuccess) {
-            bench_set_msg(msg, len, "%s: %s", tetra_status_string(s->tst), tetra_last_error());
+            bench_set_msg(msg, len, "%s: %s", tetra_status_string(s->tst),
+                          s->env.gemm ? s->env.gemm_last_error() : tetra_last_error());
             rc = s->tst == TETRA_ERR_UNSUPPORTED ? BENCH_UNSUPPORTED : BENCH_ERROR;
             goto done;
         }
@@ -535,6 +538,10 @@ static int gemm_setup_b(gemm_kind kind, tetra_gemm_path path, int interleaved, c
                                                                              : "AUTO",
                  s->interleaved ? "interleaved-32x128 (prepared from swizzled/linear)"
                  : s->layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled-128x4");
+        if (s->env.gemm_lib) { /* --lib-a / --lib-b: the GEMM runs in another build */
+            const size_t used = strlen(s->note);
+            snprintf(s->note + used, sizeof s->note - used, "; GEMM of the build %s", s->env.gemm_lib);
+        }
     } else if ((rc = lt_prepare(s, msg, len)) != BENCH_OK) {
         goto done;
     }

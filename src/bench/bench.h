@@ -134,6 +134,16 @@ typedef struct bench_env {
     size_t rotate_bytes;   /* input sets rotate over at least this many bytes (2 x L2) */
     tetra_scale_layout scale_layout; /* NVFP4 scale layout the tetra arms use */
     int64_t oracle_macs;   /* CPU oracle budget: above it, rows are sampled */
+    /* The GEMM call the tetra GEMM arms time and gate: NULL = this build's tetra_gemm on
+     * ctx; with --lib-a / --lib-b, that side's arms call another libtetra build's tetra_gemm
+     * (bench_lib_load) on gemm_ctx, a context of that build on the same stream, so two builds
+     * are compared in one process, paired and order-balanced. Inputs are still made by this
+     * build (same data formats). */
+    tetra_status (*gemm)(tetra_context *, const tetra_matrix *, const tetra_matrix *, tetra_matrix *,
+                         const tetra_gemm_options *);
+    tetra_context *gemm_ctx;
+    const char *(*gemm_last_error)(void); /* that build's tetra_last_error */
+    const char *gemm_lib; /* that build's path, for the arm's note; NULL with this build */
     int verbose;
 } bench_env;
 
@@ -244,12 +254,27 @@ typedef struct bench_ceilings {
 } bench_ceilings;
 
 /* A device session: stream, context, cuBLASLt handle, telemetry. */
+typedef struct bench_lib bench_lib; /* another libtetra build, loaded (bench_lib_load) */
 typedef struct bench_session {
     bench_env env;
     tetra_device_info info;
     int nvml;
     char nvml_note[256];
+    /* --lib-a / --lib-b: side 0 (arm A) or 1 (arms B) runs its tetra GEMM calls in another
+     * build (bench_session_use_lib); NULL: this build */
+    bench_lib *lib[2];
 } bench_session;
+
+/* Load another libtetra build (a shared library: libtetra.so of that build) and resolve the
+ * calls the bench needs. No device needed. NULL with a message (path unreadable, not a tetra
+ * library). */
+bench_lib *bench_lib_load(const char *path, char *msg, size_t len);
+void bench_lib_free(bench_lib *l);
+/* Side 0 (arm A) or 1 (arms B) of the session runs its tetra GEMM calls in l (a context of
+ * that build on the session's device and stream). The session owns l afterwards. */
+int bench_session_use_lib(bench_session *s, int side, bench_lib *l, char *msg, size_t len);
+/* env with l's GEMM call, context and path (l NULL: env unchanged). */
+void bench_lib_apply(const bench_lib *l, bench_env *env);
 
 /* 0 ok; BENCH_UNSUPPORTED when there is no device (msg). */
 int bench_session_open(bench_session *s, uint64_t seed, char *msg, size_t len);

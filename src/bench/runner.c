@@ -74,6 +74,7 @@ int bench_session_open(bench_session *s, uint64_t seed, char *msg, size_t len) {
 
 void bench_session_close(bench_session *s) {
     if (s->env.stream) cudaStreamSynchronize((cudaStream_t)s->env.stream);
+    for (int i = 0; i < 2; i++) bench_lib_free(s->lib[i]);
     if (s->env.lt) cublasLtDestroy((cublasLtHandle_t)s->env.lt);
     cudaFree(s->env.lt_workspace);
     if (s->env.ctx) tetra_context_destroy(s->env.ctx);
@@ -218,12 +219,15 @@ void bench_run_row(bench_session *s, const bench_opts *o, const bench_shape *sha
     cudaEventCreate(&e1);
 
     /* setup + gate, one arm at a time */
-    if ((rc = a->setup(&s->env, shape, &ta.state, m, sizeof m)) != BENCH_OK) {
+    bench_env env_a = s->env, env_b = s->env; /* --lib-a / --lib-b: that side's GEMM build */
+    bench_lib_apply(s->lib[0], &env_a);
+    bench_lib_apply(s->lib[1], &env_b);
+    if ((rc = a->setup(&env_a, shape, &ta.state, m, sizeof m)) != BENCH_OK) {
         row->status = rc;
         snprintf(row->msg, sizeof row->msg, "%s: %s", a->name, m);
         goto done;
     }
-    if ((rc = b->setup(&s->env, shape, &tb.state, m, sizeof m)) != BENCH_OK) {
+    if ((rc = b->setup(&env_b, shape, &tb.state, m, sizeof m)) != BENCH_OK) {
         row->status = rc;
         snprintf(row->msg, sizeof row->msg, "%s: %s", b->name, m);
         goto done;
