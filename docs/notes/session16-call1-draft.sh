@@ -5,7 +5,8 @@
 # fold108's launcher fold 2530b3e). Run: C_MAIN=<hash> BUDGET=560 bash docs/notes/session16-call1-draft.sh
 # Predictions: seed000 W4A16 as run 57 (same kernels) except 2048x14336x4096 +0.01-0.03 and
 # 4096^3 within noise (v10.8, runs 72-74); M = 512 at (14336, 4096) +0.01-0.03; everything else
-# within the run-to-run spread of the cuBLAS arm (~0.02). gpu_gemm tests pass.
+# within the run-to-run spread of the cuBLAS arm (~0.02). gpu_gemm tests pass. The --lib-b A/A:
+# ratio within noise of 1.
 set -uo pipefail
 export PATH=/usr/local/cuda/bin:$PATH
 t0=$(date +%s); B=${BUDGET:-560}
@@ -15,13 +16,16 @@ R=$OUT/r6; mkdir -p $R/logs $R/results
 snap() { tar czf $OUT/r6.tgz.tmp -C $OUT r6 2>/dev/null && mv $OUT/r6.tgz.tmp $OUT/r6.tgz; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv > $R/logs/gpu.txt 2>&1
 ( cmake -S . -B build-main -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a > $R/logs/build.log 2>&1 &&
-  cmake --build build-main -j16 --target tetra_cli gpu_gemm >> $R/logs/build.log 2>&1; echo "rc=$?" >> $R/logs/build.log )
+  cmake --build build-main -j16 --target tetra_cli gpu_gemm tetra_shared >> $R/logs/build.log 2>&1; echo "rc=$?" >> $R/logs/build.log )
 echo "build: $(tail -1 $R/logs/build.log) at $(el) s"
 T=build-main/tetra; res=$R/results; export TETRA_COMMIT=$C_MAIN
 step() { local name=$1 limit=$2; shift 2; local l=$(( $(left) - 3 )); [ $l -lt 8 ] && { echo "$name SKIPPED"; return; }; [ $limit -gt $l ] && limit=$l
   echo "$name: $*" >> $R/logs/commands.txt
   stdbuf -oL timeout $limit "$@" > $R/logs/$name.log 2>&1; echo "== $name rc=$? at $(el) s"; snap; grep -E "^[0-9]+x" $R/logs/$name.log | cut -c1-150; }
 step tests 150 env TETRA_GEMM_TEST_ONLY=wgmma_t ctest --test-dir build-main -R 'gpu_gemm$|gpu_gemm_persistent' --output-on-failure
+# the bench's --lib-b (session 15, never run on a GPU): an A/A of this build against its own
+# libtetra.so, one process; predicted ratio within noise of 1 and the note naming the library
+step libaa 40 $T bench --a tetra-gemm --b tetra-gemm --lib-b build-main/libtetra.so --shape 4096x4096x4096,64x28672x8192 --blocks 4 --no-replicate --out $res/lib-aa.json
 step ceilings 30 $T bench ceilings --out $res/ceilings.json
 step calibrate 50 $T bench calibrate --out $res/calibration.json
 cal="--ceilings $res/ceilings.json --calibration $res/calibration.json --blocks 10 --no-replicate"
