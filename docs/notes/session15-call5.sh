@@ -4,7 +4,7 @@
 # .scratch-d = 612e5f2 + docs/notes/patches/v10.9-dynamic-units.patch (untracked, deleted after).
 # Run: C_M=612e5f2 BUDGET=255 bash docs/notes/session15-call5.sh
 # v10.9b = v10.9 with the unit fetch and read done by whole warps (run 74's build put a wait
-# inside a lane-0 branch: its K loops left the uniform datapath, 25% slower everywhere).
+# inside a lane-0 branch: its K loops left the uniform datapath, 26-33% more time at every shape).
 # Timing first, then the tests (this call has ~285 s of device time).
 # PREDICTIONS (before the run): correctness as run 74 (138 of 138 hash lines, sanitizers clean
 # with SS_CLUSTERS=2). Timing, legs m, d, m (d - m): 4096x4096x1024 within +-0.02 of the static

@@ -2,7 +2,7 @@
 # DRAFT for session 16 (written in session 15, not run): where v10.8 loses at long K.
 # The unit trace of the persistent kernel (docs/notes/patches/ptrace-unit-trace.patch, a
 # TETRA_GEMM_TRACE build only) against v10.3's per-CTA trace, at 8192x4096x14336 (v10.8 loses
-# ~0.015) and 4096x4096x1024 (v10.8 gains ~0.05). Before the call:
+# ~0.014) and 4096x4096x1024 (v10.8 gains ~0.05). Before the call:
 #   d=.scratch-t; rm -rf $d; mkdir $d && git archive HEAD | tar x -C $d && rm -rf $d/docs/results &&
 #     (cd $d && patch -p1 -s < ../docs/notes/patches/ptrace-unit-trace.patch)
 # Run: BUDGET=200 bash docs/notes/session16-call2-draft.sh   (then delete .scratch-t)

@@ -2499,9 +2499,10 @@ static tetra_status launch_ss_p(const CUtensorMap &tm_a, const CUtensorMap &tm_b
     /* D's tensor map (TMA store): [L][M][ldd] 16-bit, box 64 (n) x BT rows, 128B swizzle;
      * needs a 16-byte aligned D and row / batch pitches in 16-byte multiples */
     const int64_t dbs = p->batch > 1 ? p->d_batch_stride : p->m * p->ldd;
-    /* Long K: the persistent kernel's static unit order loses to the hardware's launch of
-     * v10.3's CTAs (runs 72-73, 8192x4096x14336: -0.015 in all four legs; gains at K = 1024
-     * and 4096): taken only up to SS_P_MAX_KTILES K-tiles, unless the tests cap the clusters */
+    /* Long K: the persistent kernel loses to v10.3 there (runs 72-73, 8192x4096x14336: -0.014,
+     * every leg below v10.3's; cause not measured, a dynamic unit order did not help, run 75;
+     * gains at K = 1024 and 4096): taken only up to SS_P_MAX_KTILES K-tiles, unless the tests
+     * cap the clusters */
     const bool short_k = prm.ktiles <= SS_P_MAX_KTILES || cap > 0;
     *launched = units > lim && short_k && tetra_aligned(p->d, 16) && p->ldd % 8 == 0 && dbs % 8 == 0;
     if (!*launched) return TETRA_OK;
