@@ -2448,6 +2448,44 @@ static unsigned grid_x_t(int64_t n) {
     return (unsigned)((tiles + T_CLUSTER - 1) / T_CLUSTER * T_CLUSTER);
 }
 
+/* The launch of both wgmma-T launchers: clusters of T_CLUSTER CTAs along x; attr (the
+ * caller's) must live until the launch. */
+static cudaLaunchConfig_t cluster_launch_config(cudaLaunchAttribute (&attr)[1], dim3 grid, int smem_bytes,
+                                                cudaStream_t stream) {
+    cudaLaunchConfig_t lc = {};
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = T_CLUSTER;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    lc.gridDim = grid;
+    lc.blockDim = dim3(W_THREADS);
+    lc.dynamicSmemBytes = (size_t)smem_bytes;
+    lc.stream = stream;
+    lc.attrs = attr;
+    lc.numAttrs = 1;
+    return lc;
+}
+
+/* Once per device (checked, resident: the calling launcher's statics, so per kernel): the
+ * shared-memory opt-in and how many of the kernel's clusters are resident at once; fails when
+ * not even one pair of CTAs fits (e.g. in an SM partition without two SMs of one GPC). */
+template <class K>
+static tetra_status resident_clusters(K kernel, int smem_bytes, const cudaLaunchConfig_t &lc, int dev,
+                                      std::atomic<unsigned long long> &checked, int (&resident)[64]) {
+    if (dev < 0 || dev >= 64) return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: device %d", dev);
+    if (!tetra_done_on(checked, dev)) {
+        int nclusters = 0;
+        TETRA_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
+        TETRA_CUDA_TRY(cudaOccupancyMaxActiveClusters(&nclusters, kernel, &lc));
+        resident[dev] = nclusters;
+        tetra_mark_done(checked, dev);
+    }
+    if (resident[dev] <= 0)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: a cluster of %d CTAs cannot be scheduled here",
+                          (int)T_CLUSTER);
+    return TETRA_OK;
+}
+
 #if TETRA_GEMM_SS_PERSISTENT
 /* v10.6 (gemm_wgmma_t_ss_p_kernel; launcher as v10.4's): min(units, resident clusters) 2-CTA clusters in a 1-D
  * grid, a unit being one cluster of v10.3's grid (weight-tile pair x token tile x batch).
@@ -2468,33 +2506,14 @@ static tetra_status launch_ss_p(const CUtensorMap &tm_a, const CUtensorMap &tm_b
         gemm_wgmma_t_ss_p_kernel<IS_BF16>;
     const int smem_bytes = SS_P_SMEM_BYTES;
     const int64_t units = (int64_t)(grid_x_t(p->n) / T_CLUSTER) * ((p->m + cfg_ss::BT - 1) / cfg_ss::BT) * p->batch;
-    cudaLaunchConfig_t lc = {};
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = T_CLUSTER;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    lc.gridDim = dim3((unsigned)(units * T_CLUSTER), 1, 1);
-    lc.blockDim = dim3(W_THREADS);
-    lc.dynamicSmemBytes = (size_t)smem_bytes;
-    lc.stream = stream;
-    lc.attrs = attr;
-    lc.numAttrs = 1;
+    cudaLaunchConfig_t lc = cluster_launch_config(attr, dim3((unsigned)(units * T_CLUSTER), 1, 1), smem_bytes, stream);
     static std::atomic<unsigned long long> checked{0};
     static int resident[64]; /* clusters of this kernel resident at once, per device */
     static const int cap = ss_clusters_env();
     const int dev = p->ctx->device;
-    if (dev < 0 || dev >= 64) return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: device %d", dev);
-    if (!tetra_done_on(checked, dev)) {
-        int nclusters = 0;
-        TETRA_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
-        TETRA_CUDA_TRY(cudaOccupancyMaxActiveClusters(&nclusters, kernel, &lc));
-        resident[dev] = nclusters;
-        tetra_mark_done(checked, dev);
-    }
-    if (resident[dev] <= 0)
-        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: a cluster of %d CTAs cannot be scheduled here",
-                          (int)T_CLUSTER);
+    const tetra_status rs = resident_clusters(kernel, smem_bytes, lc, dev, checked, resident);
+    if (rs != TETRA_OK) return rs;
     const int64_t lim = cap > 0 ? cap : resident[dev];
     /* D's tensor map (TMA store): [L][M][ldd] 16-bit, box 64 (n) x BT rows, 128B swizzle;
      * needs a 16-byte aligned D and row / batch pitches in 16-byte multiples */
@@ -2556,35 +2575,16 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
         kernel = gemm_wgmma_t_kernel<IS_BF16, BT>;
         smem_bytes = cfg_t<BT>::SMEM_BYTES;
     }
-    cudaLaunchConfig_t lc = {};
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = T_CLUSTER;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    lc.gridDim = dim3(grid_x_t(p->n), (unsigned)((p->m + BT - 1) / BT), (unsigned)(p->batch * prm.splits));
-    lc.blockDim = dim3(W_THREADS);
-    lc.dynamicSmemBytes = (size_t)smem_bytes;
-    lc.stream = stream;
-    lc.attrs = attr;
-    lc.numAttrs = 1;
+    const cudaLaunchConfig_t lc = cluster_launch_config(
+        attr, dim3(grid_x_t(p->n), (unsigned)((p->m + BT - 1) / BT), (unsigned)(p->batch * prm.splits)), smem_bytes,
+        stream);
     {
-        /* the shared-memory opt-in, and whether a pair of these CTAs fits at all (e.g. not
-         * in an SM partition without two SMs of one GPC): once per device */
+        /* the shared-memory opt-in, and whether a pair of these CTAs fits at all */
         static std::atomic<unsigned long long> checked{0};
-        static bool fits[64];
-        const int dev = p->ctx->device;
-        if (dev < 0 || dev >= 64) return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: device %d", dev);
-        if (!tetra_done_on(checked, dev)) {
-            int nclusters = 0;
-            TETRA_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
-            TETRA_CUDA_TRY(cudaOccupancyMaxActiveClusters(&nclusters, kernel, &lc));
-            fits[dev] = nclusters > 0;
-            tetra_mark_done(checked, dev);
-        }
-        if (!fits[dev])
-            return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: a cluster of %d CTAs cannot be scheduled here",
-                              (int)T_CLUSTER);
+        static int resident[64];
+        const tetra_status rs = resident_clusters(kernel, smem_bytes, lc, p->ctx->device, checked, resident);
+        if (rs != TETRA_OK) return rs;
     }
 #ifdef TETRA_GEMM_TRACE
     if (BT == 256 && getenv("TETRA_GEMM_TRACE_OUT")) return launch_traced(lc, kernel, tm_a, tm_b, prm, p);
