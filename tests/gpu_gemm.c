@@ -725,7 +725,7 @@ int main(void) {
         pinned_case(ctx, TETRA_PATH_WGMMA_T, 100, 520, 2048, TETRA_DTYPE_NVFP4, 128, 3);
         pinned_case(ctx, TETRA_PATH_WGMMA_T, 40, 520, 2048, TETRA_DTYPE_NVFP4, 64, 1);
         pinned_case(ctx, TETRA_PATH_WGMMA_T, 63, 392, 2080, TETRA_DTYPE_FP16, 64, 4);
-        /* v10.7, the persistent BT-256 kernel (BT 256, 16-bit D, no split, more units than
+        /* v10.8, the persistent BT-256 kernel (BT 256, 16-bit D, no split, more units than
          * clusters, D and its pitches 16-byte aligned for the TMA store; ctest's
          * gpu_gemm_persistent runs these with TETRA_GEMM_SS_CLUSTERS=3, which makes every
          * cluster walk many units and leaves the last round ragged; at the default cluster
@@ -762,11 +762,11 @@ int main(void) {
                 c.dev_gscale = (int)pc[i][10];
                 CHECK_MSG(run_case(ctx, TETRA_PATH_WGMMA_T, &c, seed + 500 + (uint64_t)i) == RUN_PASS ||
                               !g_sm90,
-                          "v10.6 pinned case %d", (int)i);
+                          "persistent-kernel pinned case %d", (int)i);
             }
             g_case_tile_m = g_case_splits = 0;
         }
-        /* v10.6 at scale (GPU reference): 48 units (1000 x 3000: 4 token tiles, the last of
+        /* the persistent kernel at scale (GPU reference): 48 units (1000 x 3000: 4 token tiles, the last of
          * 232 rows; 12 weight-tile pairs, the last CTA's rows partly past N; 17 K-tiles: the
          * rings wrap mid-unit; v10.3 unless the clusters are capped) and 96 (2000 x 3000,
          * FP16 A: more than an H200's 66 resident clusters, so the persistent kernel with a

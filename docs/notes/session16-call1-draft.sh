@@ -2,7 +2,7 @@
 # DRAFT for session 16's first call (written in session 15, not run): issue 5's calibrated
 # sweeps on main (v10.8 for BT 256 at K <= 4096, fold108's kernel folds, SASS as 612e5f2), as
 # run 57 did at b9d9594, plus gpu_gemm / gpu_gemm_persistent (the K rule and, if merged first,
-# fold108's launcher fold 2530b3e). Run: C_MAIN=<hash> BUDGET=560 bash docs/notes/session16-call1-draft.sh
+# fold108's launcher fold 2530b3e, merged unrun). Run: C_MAIN=<hash> BUDGET=560 bash docs/notes/session16-call1-draft.sh
 # Predictions: seed000 W4A16 as run 57 (same kernels) except 2048x14336x4096 +0.01-0.03 and
 # 4096^3 within noise (v10.8, runs 72-74); M = 512 at (14336, 4096) +0.01-0.03; everything else
 # within the run-to-run spread of the cuBLAS arm (~0.02). gpu_gemm tests pass. The --lib-b A/A:

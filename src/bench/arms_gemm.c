@@ -183,14 +183,12 @@ static int gemm_run_set(gemm_state *s, int i) {
     switch (s->kind) {
     case K_TETRA_W4A16:
     case K_TETRA_W4A4:
-        s->tst = s->env.gemm ? s->env.gemm(s->env.gemm_ctx, &s->ma[i], &s->mb[i], &s->md[i], &o)
-                             : tetra_gemm(s->env.ctx, &s->ma[i], &s->mb[i], &s->md[i], &o);
+        s->tst = s->env.gemm(s->env.gemm_ctx, &s->ma[i], &s->mb[i], &s->md[i], &o);
         return s->tst == TETRA_OK ? 0 : -1;
     case K_TETRA_W4A4_FULL: /* the quantization pass is this build's; the GEMM the side's */
         s->tst = tetra_quantize(s->env.ctx, &s->ma[i], &s->maq[i], TETRA_GLOBAL_SCALE_SUPPLIED);
         if (s->tst != TETRA_OK) return -1;
-        s->tst = s->env.gemm ? s->env.gemm(s->env.gemm_ctx, &s->maq[i], &s->mb[i], &s->md[i], &o)
-                             : tetra_gemm(s->env.ctx, &s->maq[i], &s->mb[i], &s->md[i], &o);
+        s->tst = s->env.gemm(s->env.gemm_ctx, &s->maq[i], &s->mb[i], &s->md[i], &o);
         return s->tst == TETRA_OK ? 0 : -1;
     default:
         return lt_call(s, i, &s->algo);
@@ -525,8 +523,7 @@ static int gemm_setup_b(gemm_kind kind, tetra_gemm_path path, int interleaved, c
     }
     if (is_tetra(kind)) {
         if (gemm_run_set(s, 0) != 0 || cudaStreamSynchronize(st) != cudaSuccess) {
-            bench_set_msg(msg, len, "%s: %s", tetra_status_string(s->tst),
-                          s->env.gemm ? s->env.gemm_last_error() : tetra_last_error());
+            bench_set_msg(msg, len, "%s: %s", tetra_status_string(s->tst), s->env.gemm_last_error());
             rc = s->tst == TETRA_ERR_UNSUPPORTED ? BENCH_UNSUPPORTED : BENCH_ERROR;
             goto done;
         }
@@ -738,7 +735,7 @@ static int tetra_gemm_check(void *p, bench_check *c, char *msg, size_t len) {
     }
     memset(c, 0, sizeof *c);
     cudaMemsetAsync(s->d[0], 0xff, d_bytes(s), st);
-    if (gemm_run_set(s, 0) || cudaStreamSynchronize(st)) { bench_set_msg(msg, len, "%s", tetra_last_error()); goto done; }
+    if (gemm_run_set(s, 0) || cudaStreamSynchronize(st)) { bench_set_msg(msg, len, "%s", s->env.gemm_last_error()); goto done; }
     rows = pick_rows(M, N, 1, (int64_t)1 << 26, &nr); /* compare up to 64 M elements */
     href = (float *)malloc((size_t)(nr * N) * sizeof(float));
     dout = (uint16_t *)malloc((size_t)(nr * N) * 2);

@@ -134,11 +134,11 @@ typedef struct bench_env {
     size_t rotate_bytes;   /* input sets rotate over at least this many bytes (2 x L2) */
     tetra_scale_layout scale_layout; /* NVFP4 scale layout the tetra arms use */
     int64_t oracle_macs;   /* CPU oracle budget: above it, rows are sampled */
-    /* The GEMM call the tetra GEMM arms time and gate: NULL = this build's tetra_gemm on
-     * ctx; with --lib-a / --lib-b, that side's arms call another libtetra build's tetra_gemm
-     * (bench_lib_load) on gemm_ctx, a context of that build on the same stream, so two builds
-     * are compared in one process, paired and order-balanced. Inputs are still made by this
-     * build (same data formats). */
+    /* The GEMM call the tetra GEMM arms time and gate: this build's tetra_gemm on ctx
+     * (bench_session_open sets them); with --lib-a / --lib-b, that side's arms call another
+     * libtetra build's tetra_gemm (bench_lib_load) on gemm_ctx, a context of that build on the
+     * same stream, so two builds are compared in one process, paired and order-balanced.
+     * Inputs are still made by this build (same data formats). */
     tetra_status (*gemm)(tetra_context *, const tetra_matrix *, const tetra_matrix *, tetra_matrix *,
                          const tetra_gemm_options *);
     tetra_context *gemm_ctx;

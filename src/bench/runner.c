@@ -49,6 +49,9 @@ int bench_session_open(bench_session *s, uint64_t seed, char *msg, size_t len) {
         bench_set_msg(msg, len, "tetra context: %s", tetra_last_error());
         return BENCH_ERROR;
     }
+    s->env.gemm = tetra_gemm; /* --lib-a / --lib-b replace these for one side (bench_lib_apply) */
+    s->env.gemm_ctx = s->env.ctx;
+    s->env.gemm_last_error = tetra_last_error;
     if (cublasLtCreate(&lt) != CUBLAS_STATUS_SUCCESS) {
         bench_set_msg(msg, len, "cublasLtCreate failed");
         return BENCH_ERROR;

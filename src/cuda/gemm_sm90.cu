@@ -1395,7 +1395,7 @@ enum { SS_P_SMEM_BYTES = cfg_ss::SMEM_BYTES + 8 /* wfree, the W-ring handover */
 enum { SS_P_MAX_KTILES = 4096 / W_BK };
 static_assert(SS_P_SMEM_BYTES <= 227 * 1024, "shared memory");
 /* EPI_ROW16 (device passes only) = 128 n x 2 bytes */
-static_assert(cfg_ss::SW * cfg_ss::W_TILE_BYTES >= cfg_ss::BT * 128 * 2, "v10.6: 16-bit D staged in the W ring");
+static_assert(cfg_ss::SW * cfg_ss::W_TILE_BYTES >= cfg_ss::BT * 128 * 2, "v10.8: 16-bit D staged in the W ring");
 #endif
 
 /* TETRA_GEMM_TRACE builds only (-DTETRA_GEMM_TRACE in CMAKE_CUDA_FLAGS; a diagnostic, never
@@ -1722,9 +1722,10 @@ __device__ __forceinline__ void consume_k_tiles(float (&acc)[C::NACC], const CUt
 #endif
 
 #if TETRA_SM90_DEVICE && TETRA_GEMM_SS_PERSISTENT
-/* ---- v10.6: the persistent v10.3 whose K loops stay v10.3's (docs/notes/gemm-sm90.md,
- * "v10.6"; v10.4 before it walked the units inside the K loop), 16-bit D without split-K
- * only (the launcher's choice). The grid is min(units, resident) 2-CTA clusters; cluster c
+/* ---- v10.8 (v10.6 + v10.7's TMA-store epilogue + the mbarrier handover): the persistent
+ * v10.3 whose K loops stay v10.3's (docs/notes/gemm-sm90.md, "v10.6", "v10.8"; v10.4 before
+ * it walked the units inside the K loop), 16-bit D without split-K only (the launcher's
+ * choice). The grid is min(units, resident) 2-CTA clusters; cluster c
  * walks units c, c + clusters, ... in v10.3's grid order (weight-tile pair fastest, then
  * the token tile, then the batch), so each round of units is one of v10.3's waves. Every
  * unit has all p.ktiles K-tiles (no split), so the rings (A, raw, W) run on: their
@@ -1961,7 +1962,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
 
 
 #if TETRA_GEMM_SS_PERSISTENT
-/* v10.6 (TETRA_GEMM_SS_PERSISTENT=1; docs/notes/gemm-sm90.md, "v10.6"): gemm_wgmma_t_ss_kernel
+/* v10.8 (TETRA_GEMM_SS_PERSISTENT=1; docs/notes/gemm-sm90.md, "v10.6", "v10.8"): gemm_wgmma_t_ss_kernel
  * walking units (ss_p_unit), for 16-bit D without split-K. Per unit v10.3's K loops
  * (consume_k_tiles, transform_k_tiles: kt0 = 0 and the unit's m0 / n0 / l, no trace), and the same epilogue values; around it:
  *   - the unit's last A stage (both CTAs) and W stage are released after wgmma_wait<0>;
@@ -2487,7 +2488,7 @@ static tetra_status resident_clusters(K kernel, int smem_bytes, const cudaLaunch
 }
 
 #if TETRA_GEMM_SS_PERSISTENT
-/* v10.6 (gemm_wgmma_t_ss_p_kernel; launcher as v10.4's): min(units, resident clusters) 2-CTA clusters in a 1-D
+/* v10.8 (gemm_wgmma_t_ss_p_kernel; launcher as v10.4's): min(units, resident clusters) 2-CTA clusters in a 1-D
  * grid, a unit being one cluster of v10.3's grid (weight-tile pair x token tile x batch).
  * Taken only when there are more units than clusters: with one round of units no cluster
  * walks a second one and the persistent kernel has nothing to overlap (run 66,
@@ -2555,7 +2556,8 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
     void (*kernel)(const CUtensorMap, const CUtensorMap, const sm90_params);
     int smem_bytes;
 #if TETRA_GEMM_SS_PERSISTENT
-    /* v10.6: 16-bit D without split-K (a traced call runs v10.3, which writes the trace) */
+    /* the persistent kernel (v10.8): 16-bit D without split-K (a traced call runs v10.3,
+     * which writes the trace) */
     if constexpr (BT == 256) {
         bool traced = false;
 #ifdef TETRA_GEMM_TRACE
