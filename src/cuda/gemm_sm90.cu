@@ -647,6 +647,32 @@ template <bool IS_BF16> __device__ __forceinline__ void scale_pairs4(uint32_t co
     sp[3] = prmt(odd, 0, 0x3232u);
 }
 
+/* v7.5 (run 76: 3.2-4.6% off v7's time at M = 64 / 128, same bits): the 4 threads of a quad
+ * hold the same two rows (g, g + 8); until v7.5 each converted all 8 of their block scales
+ * (scale_pairs4 twice). Here thread tq converts
+ * k16 step tq of both rows, as scale_pairs4's "even" word (the two codes in bytes 0 and 2,
+ * the same arithmetic, so the same values), and the quad exchanges them with 4 SHFLs: per
+ * K-tile about 12 fewer issued instructions per thread (run 73: v7's consumers at M = 64 are
+ * bound by instruction issue). sp0 / sp1: the pairs of rows g / g + 8 for steps 0-3. All 32
+ * lanes must call it (full-warp SHFLs): v7's consumer warps do, uniformly. */
+template <bool IS_BF16>
+__device__ __forceinline__ void scale_pairs_quad(uint32_t c0, uint32_t c1, uint32_t tq, uint32_t (&sp0)[4],
+                                                 uint32_t (&sp1)[4]) {
+    /* [c0 byte tq, c0 byte tq, c1 byte tq, c1 byte tq], codes kept in bytes 0 and 2 */
+    const uint32_t x = prmt(c0, c1, tq | (tq << 4) | ((4 + tq) << 8) | ((4 + tq) << 12)) & 0x007F007Fu;
+    const uint32_t nan = x + 0x01010101u; /* bit 7 of bytes 0 / 2 set iff the code was 0x7F */
+    const uint32_t sh = IS_BF16 ? 4 : 7, mask = IS_BF16 ? 0x07F007F0u : 0x3F803F80u;
+    uint32_t v = ((x << sh) & mask) | prmt(nan, 0, 0xAA88u);
+    if (IS_BF16) v = mul2<true>(mul2<true>(v, 0x7B807B80u), 0x7B007B00u); /* x 2^120 x 2^119 */
+    else v = mul2<false>(v, 0x78007800u);                                  /* x 2^15 */
+#pragma unroll
+    for (int s = 0; s < 4; s++) {
+        const uint32_t w = __shfl_sync(0xFFFFFFFFu, v, s, 4); /* step s of both rows */
+        sp0[s] = prmt(w, 0, 0x1010u);
+        sp1[s] = prmt(w, 0, 0x3232u);
+    }
+}
+
 /* One K-tile (64 K) of this thread's wgmma A fragments, dequantized from a raw stage.
  * The m64k16 16-bit A fragment (PTX ISA, wgmma register fragments; the same as
  * mma.m16n8k16's per warp): warp w of the warpgroup holds rows 16w..16w+15; lane
@@ -661,11 +687,12 @@ template <bool IS_BF16> __device__ __forceinline__ void scale_pairs4(uint32_t co
 template <bool IS_BF16>
 __device__ __forceinline__ void dequant_frag(uint32_t (&f)[16], uint32_t raw, uint32_t sc0, uint32_t sc1,
                                              uint32_t sel) {
+    uint32_t spq[2][4];
+    scale_pairs_quad<IS_BF16>(lds32(sc0), lds32(sc1), sel & 3u, spq[0], spq[1]);
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         const uint4 lo = lds128(raw + 256 * h), hi = lds128(raw + 256 * h + 16);
-        uint32_t sp[4];
-        scale_pairs4<IS_BF16>(lds32(h ? sc1 : sc0), sp);
+        const uint32_t(&sp)[4] = spq[h];
         /* byte t of words 0-3 and of words 4-7 */
         const uint32_t gw[2] = {prmt(prmt(lo.x, lo.y, sel), prmt(lo.z, lo.w, sel), 0x5410u),
                                 prmt(prmt(hi.x, hi.y, sel), prmt(hi.z, hi.w, sel), 0x5410u)};
