@@ -331,11 +331,18 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
     /* cluster-K (CK): the CTA's 4 warps share one 32-row tile and take pieces 4 * blockIdx.y
      * + warp of p.splits = 4 * gridDim.y, so each warp's K range is the one the ordinary
      * mapping gives split `split` of p.splits (the same partial, bit for bit) */
-    const int split = CK ? 4 * (int)blockIdx.y + warp : (int)blockIdx.y;
+    const int split = CK ? 4 * (int)blockIdx.y + __shfl_sync(0xFFFFFFFFu, warp, 0) : (int)blockIdx.y;
     const int64_t r0 = CK ? (int64_t)blockIdx.x * GEMV_ROWS_PER_WARP
                           : (int64_t)blockIdx.x * GEMV_ROWS_PER_CTA + warp * GEMV_ROWS_PER_WARP;
-    const int seg_begin = (int)((int64_t)split * p.nseg / p.splits);
-    const int seg_end = (int)((int64_t)(split + 1) * p.nseg / p.splits);
+    int seg_begin = (int)((int64_t)split * p.nseg / p.splits);
+    int seg_end = (int)((int64_t)(split + 1) * p.nseg / p.splits);
+    if (CK) {
+        /* lane-0 broadcasts (same values): ptxas then keeps the warp's bounds and loop counter
+         * in uniform registers, as it does the ordinary kernel's CTA-uniform ones; without them
+         * the standard-W BF16 / FP16 cluster-K kernels spilled 140-180 bytes (sm_90a) */
+        seg_begin = __shfl_sync(0xFFFFFFFFu, seg_begin, 0);
+        seg_end = __shfl_sync(0xFFFFFFFFu, seg_end, 0);
+    }
     const bool two_tiles = p.m > 8; /* warp-uniform */
 
     /* global sources of this lane, advanced by one segment per copy */
