@@ -12,6 +12,11 @@
  *                      the last CTA of each row tile sums them in split order (one launch),
  *   gemv_splitk_reduce with more splits this second launch does, in the same order (on
  *                      sm_90+ a programmatic dependent of the mma kernel).
+ *                      Cluster-K (gemv_nvfp4_mma<XK, IL, true>, sm_90+, default off:
+ *                      TETRA_GEMV_CLUSTER_K / TETRA_GEMV_CK): 32-row CTAs whose 4 warps take
+ *                      4 K pieces, S CTAs of a row tile in one cluster, the partials summed
+ *                      in piece order from the cluster's shared memory (gemv_ck_reduce): one
+ *                      launch, the bits of the ordinary kernel pinned at 4S splits.
  *   gemv_nvfp4_scalar  one warp per (batch, weight row), scalar loads, FP32 FMAs: the
  *                      correct path for every problem the mma kernel cannot take.
  *
