@@ -238,7 +238,7 @@ __device__ __forceinline__ float ck_load_remote(uint32_t a, uint32_t rank) {
 
 enum {
     GEMV_CK_MAX_S = 16,  /* CTAs per cluster (above 8: the non-portable cluster size) */
-    GEMV_CK_LOADS = 16   /* remote loads in flight per thread before they are added */
+    GEMV_CK_LOADS = 32   /* remote loads in flight per thread before they are added */
 };
 
 /*
