@@ -72,8 +72,6 @@
 #ifndef TETRA_GEMV_PDL_REDUCE
 #define TETRA_GEMV_PDL_REDUCE 1
 #endif
-/* the split rule's minimum segments per split where the grid stays >= one CTA per SM
- * (gemv_auto_splits; notes: gemv.md, session 11; CMake: TETRA_GEMV_LONG_SPLIT_SEGS) */
 /* 1: the decode GEMV takes the cluster-K mapping (gemv_nvfp4_mma<XK, IL, true>: 32-row CTAs,
  * split-K reduced in the cluster's shared memory) wherever it can run (sm_90+); 0: main's
  * kernels. TETRA_GEMV_CK=0 / 1 in the environment overrides it (read once per process). Same
@@ -82,6 +80,8 @@
 #ifndef TETRA_GEMV_CLUSTER_K
 #define TETRA_GEMV_CLUSTER_K 0
 #endif
+/* the split rule's minimum segments per split where the grid stays >= one CTA per SM
+ * (gemv_auto_splits; notes: gemv.md, session 11; CMake: TETRA_GEMV_LONG_SPLIT_SEGS) */
 #ifndef TETRA_GEMV_LONG_SPLIT_SEGS
 #define TETRA_GEMV_LONG_SPLIT_SEGS 10
 #endif
@@ -253,7 +253,7 @@ enum {
  * the bits of the ordinary kernel pinned at P splits (its reduce sums split order 0..P-1).
  * A second cluster barrier keeps every CTA's shared memory alive until the peers' loads are
  * done; relaxed (no release fence: it orders nothing, and a release would wait for the Y
- * stores): a thread's loads have returned before it arrives, since its Y store (ordered
+ * stores): a thread's loads have returned before it arrives, since its Y store (issued
  * before the barrier) uses their sum. No global workspace, no second kernel. Rows: r0 =
  * blockIdx.x * 32, recomputed here (not kept live through the K loop).
  */
