@@ -35,6 +35,10 @@
 
 #define TEST_SEED 20261130ull
 
+#ifndef TETRA_GEMV_CLUSTER_K /* the build's default for cluster-K (CMake sets it) */
+#define TETRA_GEMV_CLUSTER_K 0
+#endif
+
 typedef struct {
     const char *name;
     long long M, N, K, L;
@@ -294,6 +298,73 @@ static int std_takes_mma(const tcase *c) {
 
 static int gate_packed(prob *p, const uint8_t *y, const char *what);
 
+/* gemv.cu (internal, for this test): cluster-K's piece count P for an unpinned fast-path
+ * call of this shape on ctx now, 0 where the ordinary kernels run */
+int tetra_gemv_ck_pieces(tetra_context *ctx, int64_t n, int64_t k, int64_t batch, int w_interleaved, int x_dtype);
+
+/* Whether cluster-K must be taken here: switched on (TETRA_GEMV_CK=0/1, else the build's
+ * TETRA_GEMV_CLUSTER_K) on an sm_90+ device */
+static int g_ck_expected;
+
+/* Cluster-K's twin: the unpinned call (cluster-K, P pieces) and the ordinary kernel pinned at
+ * opts.splits = P must give the same bits in the whole Y buffer (fresh poisoned buffers, guard
+ * bands checked), and the cluster-K output passes the oracle gate and leaves the padding
+ * alone; for the standard W (where K % 128 == 0) and the interleaved W. Where cluster-K is
+ * expected (g_ck_expected, >= 8 segments) P = 0 fails: the switch must not be silently off. */
+static void check_ck_twin(tetra_context *ctx, const tcase *c, uint64_t seed) {
+    prob p;
+    if (!prob_make(&p, c, seed)) {
+        tu_failures++;
+        return;
+    }
+    for (int il = 0; il < 2; il++) {
+        const long long nseg = il ? (c->K + 127) / 128 : c->K / 128;
+        /* on sm_90+ NVFP4 X with host global scales is staged to BF16 (gemm_api.c) */
+        const tetra_dtype kx = c->xdt == TETRA_DTYPE_NVFP4 && !c->gdev && g_ck_expected ? TETRA_DTYPE_BF16 : c->xdt;
+        int P;
+        tu_devbuf d[2];
+        uint8_t *y[2];
+        tetra_status st[2];
+        if (!il && c->K % 128) continue; /* the standard W takes the scalar kernel */
+        P = tetra_gemv_ck_pieces(ctx, c->N, c->K, c->L, il, (int)kx);
+        if (!P) {
+            CHECK_MSG(!(g_ck_expected && nseg >= 8), "%s: cluster-K expected but not taken (%s W)", c->name,
+                      il ? "interleaved" : "standard");
+            printf("  %-30s %s W: cluster-K not taken here: skipped\n", c->name, il ? "interleaved" : "standard");
+            continue;
+        }
+        p.use_il = il;
+        for (int v = 0; v < 2; v++) { /* 0: cluster-K (unpinned), 1: the ordinary kernel pinned at P */
+            tetra_matrix gy = p.gy;
+            d[v] = tu_dev_alloc(p.ybytes, 0xFF);
+            y[v] = malloc(p.ybytes);
+            gy.data = d[v].ptr;
+            g_splits = v ? P : 0;
+            st[v] = prob_run(ctx, &p, &p.gx, &gy);
+            g_splits = 0;
+            CHECK_MSG(st[v] == TETRA_OK, "%s: %s: %s", c->name, v ? "pinned twin" : "cluster-K", tetra_last_error());
+            tu_dev_download(&d[v], y[v], p.ybytes);
+            tu_dev_check_guards(&d[v], v ? "pinned twin Y" : "cluster-K Y");
+        }
+        if (st[0] == TETRA_OK && st[1] == TETRA_OK) {
+            const int same = memcmp(y[0], y[1], p.ybytes) == 0;
+            char what[64];
+            snprintf(what, sizeof what, "cluster-K P=%d %s W", P, il ? "il" : "std");
+            gate_packed(&p, y[0], what);
+            CHECK_MSG(same, "%s: cluster-K (P = %d, %s W) differs from the kernel pinned at %d splits", c->name, P,
+                      il ? "interleaved" : "standard", P);
+            printf("  %-30s %s W: cluster-K P=%d vs pinned splits=%d: %s\n", c->name, il ? "interleaved" : "standard",
+                   P, P, same ? "bit-identical" : "DIFFERS");
+        }
+        for (int v = 0; v < 2; v++) {
+            free(y[v]);
+            tu_dev_free(&d[v]);
+        }
+        p.use_il = 0;
+    }
+    prob_free(&p);
+}
+
 /* The interleaved twin of a case: Y from the prepared W into a fresh poisoned buffer;
  * bit-identical to the standard run's whole buffer `ystd` where std_takes_mma, else gated. */
 static void il_twin(tetra_context *ctx, prob *p, const uint8_t *ystd) {
@@ -532,6 +603,51 @@ static void check_invariance(tetra_context *ctx, const tcase *c, uint64_t seed) 
     prob_free(&p);
 }
 
+/* The cluster-K cases (session 16; sm_90+, TETRA_GEMV_CK=1 / TETRA_GEMV_CLUSTER_K=1, ctest
+ * gpu_gemv_ck): bit-identical to the ordinary kernel pinned at its piece count P; M = 1, 5, 9,
+ * 16, the decode shapes, a ragged N, L = 2, K % 128 != 0 (interleaved W), W4A4 with the staging
+ * pass in front (a programmatic dependent cluster launch), clusters of 8, 14 and 16 CTAs. Own
+ * seeds (TEST_SEED + 1000 + i), so the hash lines of the other cases stay main's and
+ * TETRA_GEMV_TEST_ONLY=ck (these cases alone, e.g. under compute-sanitizer) sees the same
+ * inputs. Where cluster-K is off the cases say "skipped". */
+static void run_ck_cases(tetra_context *ctx) {
+    const tetra_gemm_path G = TETRA_PATH_GEMV;
+    const tetra_scale_layout LIN = TETRA_SCALE_LINEAR, SWZ = TETRA_SCALE_SWIZZLED_128X4;
+    const tetra_dtype BF = TETRA_DTYPE_BF16, H = TETRA_DTYPE_FP16, F4 = TETRA_DTYPE_NVFP4, F32 = TETRA_DTYPE_FP32;
+    {
+        const char *ck_env = getenv("TETRA_GEMV_CK");
+        tetra_device_info info;
+        const int on = ck_env && (ck_env[0] == '0' || ck_env[0] == '1') && !ck_env[1] ? ck_env[0] == '1'
+                                                                                   : TETRA_GEMV_CLUSTER_K != 0;
+        g_ck_expected = on && tetra_device_info_get(tetra_context_device(ctx), &info) == TETRA_OK && info.major >= 9;
+        printf("gpu_gemv: cluster-K %s\n", g_ck_expected ? "on (must be taken)" : "off or not sm_90+");
+        const tcase ck[] = {
+            {"ck 1x768x6144", 1, 768, 6144, 1, BF, SWZ, LIN, BF, 0, 1.0f, 0, 0, G},
+            {"ck 5x2048x6144 fp16", 5, 2048, 6144, 1, H, LIN, LIN, F32, 1 + TETRA_DTYPE_BF16, 0.5f, 0, 0, G},
+            {"ck 9x4096x4096", 9, 4096, 4096, 1, BF, LIN, LIN, F32, 0, 1.0f, 0, 0, G},
+            {"ck 16x4096x2048 fp4 gdev", 16, 4096, 2048, 1, F4, SWZ, LIN, BF, 0, 1.0f, 1, 0, G},
+            {"ck 1x1000x6144 ragged", 1, 1000, 6144, 1, H, SWZ, LIN, H, 1 + TETRA_DTYPE_FP32, 1.0f, 0, 0, G},
+            {"ck 16x1000x4096 ragged", 16, 1000, 4096, 1, BF, LIN, LIN, BF, 0, 1.0f, 0, 0, G},
+            {"ck 9x768x4000 tail", 9, 768, 4000, 1, BF, LIN, LIN, F32, 0, 1.0f, 0, 0, G},
+            {"ck 1x2048x4000 tail fp4", 1, 2048, 4000, 1, F4, LIN, SWZ, F32, 0, 1.0f, 1, 0, G},
+            {"ck 5x1000x2048 L=2", 5, 1000, 2048, 2, BF, SWZ, LIN, F32, 0, 1.0f, 0, 0, G},
+            {"ck 16x768x6144 W4A4 staged", 16, 768, 6144, 1, F4, LIN, LIN, BF, 0, 1.0f, 0, 0, G},
+            {"ck 1x4096x14336", 1, 4096, 14336, 1, BF, SWZ, LIN, BF, 0, 1.0f, 0, 0, G},
+            /* clusters of 8 and, with the non-portable size, 14 and 16 CTAs (on an H200) */
+            {"ck 12x512x8192 S=8", 12, 512, 8192, 1, BF, SWZ, LIN, F32, 0, 1.0f, 0, 0, G},
+            {"ck 1x768x14336 S=14", 1, 768, 14336, 1, BF, LIN, LIN, BF, 0, 1.0f, 0, 0, G},
+            {"ck 3x256x16384 S=16 fp16", 3, 256, 16384, 1, H, SWZ, LIN, F32, 0, 2.0f, 0, 0, G},
+        };
+        for (size_t i = 0; i < sizeof ck / sizeof ck[0]; i++) {
+            if (tu_quick() && !strcmp(ck[i].name, "ck 1x4096x14336")) {
+                printf("  %s: skipped (TETRA_TEST_QUICK)\n", ck[i].name);
+                continue;
+            }
+            check_ck_twin(ctx, &ck[i], TEST_SEED + 1000 + i);
+        }
+    }
+}
+
 int main(void) {
     tetra_context *ctx = tu_gpu_or_skip("gpu_gemv");
     const tetra_dtype xdts[3] = {TETRA_DTYPE_BF16, TETRA_DTYPE_FP16, TETRA_DTYPE_NVFP4};
@@ -545,6 +661,15 @@ int main(void) {
     g_hash = hash_env && hash_env[0] == '1';
     printf("gpu_gemv: seed %llu, interleaved nibble order %s\n", (unsigned long long)TEST_SEED,
            TETRA_GEMV_IL_PAIRS ? "pairs (option B: interleaved runs gated, not bit-compared)" : "natural");
+    {
+        /* TETRA_GEMV_TEST_ONLY=ck: the cluster-K cases alone (compute-sanitizer runs) */
+        const char *only = getenv("TETRA_GEMV_TEST_ONLY");
+        if (only && !strcmp(only, "ck")) {
+            run_ck_cases(ctx);
+            tetra_context_destroy(ctx);
+            return tu_finish("gpu_gemv");
+        }
+    }
 
     /* every M in 1..16 on (256, 4096) and (4096, 4096), rotating X dtype, layouts, Y dtype */
     for (long long M = 1; M <= 16; M++) {
@@ -721,6 +846,7 @@ int main(void) {
         }
         g_splits = 0;
     }
+    run_ck_cases(ctx);
     tetra_context_destroy(ctx);
     return tu_finish("gpu_gemv");
 }

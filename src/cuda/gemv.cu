@@ -12,6 +12,11 @@
  *                      the last CTA of each row tile sums them in split order (one launch),
  *   gemv_splitk_reduce with more splits this second launch does, in the same order (on
  *                      sm_90+ a programmatic dependent of the mma kernel).
+ *                      Cluster-K (gemv_nvfp4_mma<XK, IL, true>, sm_90+, default off:
+ *                      TETRA_GEMV_CLUSTER_K / TETRA_GEMV_CK): 32-row CTAs whose 4 warps take
+ *                      4 K pieces, S CTAs of a row tile in one cluster, the partials summed
+ *                      in piece order from the cluster's shared memory (gemv_ck_reduce): one
+ *                      launch, the bits of the ordinary kernel pinned at 4S splits.
  *   gemv_nvfp4_scalar  one warp per (batch, weight row), scalar loads, FP32 FMAs: the
  *                      correct path for every problem the mma kernel cannot take.
  *
@@ -45,6 +50,7 @@
 #include "smem.cuh"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <type_traits>
 
 #ifndef TETRA_GEMV_ACC_SETS
@@ -65,6 +71,14 @@
  * gemv.md, session 10; CMake: TETRA_GEMV_PDL_REDUCE). */
 #ifndef TETRA_GEMV_PDL_REDUCE
 #define TETRA_GEMV_PDL_REDUCE 1
+#endif
+/* 1: the decode GEMV takes the cluster-K mapping (gemv_nvfp4_mma<XK, IL, true>: 32-row CTAs,
+ * split-K reduced in the cluster's shared memory) wherever it can run (sm_90+); 0: main's
+ * kernels. TETRA_GEMV_CK=0 / 1 in the environment overrides it (read once per process). Same
+ * bits as the ordinary kernel pinned at the same piece count (notes: gemv.md, session 16;
+ * CMake: TETRA_GEMV_CLUSTER_K). */
+#ifndef TETRA_GEMV_CLUSTER_K
+#define TETRA_GEMV_CLUSTER_K 0
 #endif
 /* the split rule's minimum segments per split where the grid stays >= one CTA per SM
  * (gemv_auto_splits; notes: gemv.md, session 11; CMake: TETRA_GEMV_LONG_SPLIT_SEGS) */
@@ -197,6 +211,104 @@ struct gemv_stage {
     uint32_t s[4][TETRA_WARP];
 };
 
+/* ---------------------------------------------------------------- cluster-K reduce */
+
+/* Thread-block-cluster primitives (sm_90+; the host launches cluster-K only there).
+ * barrier.cluster: every thread of every CTA of the cluster; release/acquire order the
+ * shared-memory stores before it against the peers' loads after it. */
+template <bool RELEASE> __device__ __forceinline__ void ck_cluster_sync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    __syncwarp(); /* the .aligned forms: every thread of the warp executes the same barrier */
+    if (RELEASE)
+        asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+    else
+        asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
+#endif
+}
+/* The float at shared address `a` (this CTA's window) in cluster CTA `rank`'s shared memory. */
+__device__ __forceinline__ float ck_load_remote(uint32_t a, uint32_t rank) {
+    float v = 0.0f;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    uint32_t r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank));
+    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(r) : "memory");
+#endif
+    return v;
+}
+
+enum {
+    GEMV_CK_MAX_S = 16,  /* CTAs per cluster (above 8: the non-portable cluster size) */
+    GEMV_CK_LOADS = 32   /* remote loads in flight per thread before they are added */
+};
+
+/*
+ * Cluster-K epilogue (gemv_nvfp4_mma<XK, IL, true>). The cluster is the S = gridDim.y CTAs of
+ * one 32-row tile (cluster rank = blockIdx.y); piece q = 4 * rank + warp holds the warp's
+ * FP32 partial of rows r0 .. r0 + 31, the same value the ordinary mapping writes for split q
+ * of P = 4S (NaN rows included). Each warp writes it into its own ring (idle after the K
+ * loop: cp_async_wait<0> was the last wait), floats [m * 32 + row], m < M only; one cluster
+ * barrier; then the M x 32 outputs are spread over the cluster's S x 128 threads, and the
+ * thread of output (m, row) loads piece 0 .. P-1's value (up to GEMV_CK_LOADS in flight) and
+ * adds them in that order exactly as tetra_splitk_sum does (v = x0, v = v + xj), so Y has
+ * the bits of the ordinary kernel pinned at P splits (its reduce sums split order 0..P-1).
+ * A second cluster barrier keeps every CTA's shared memory alive until the peers' loads are
+ * done; relaxed (no release fence: it orders nothing, and a release would wait for the Y
+ * stores): a thread's loads have returned before it arrives, since its Y store (issued
+ * before the barrier) uses their sum. No global workspace, no second kernel. Rows: r0 =
+ * blockIdx.x * 32, recomputed here (not kept live through the K loop).
+ */
+template <int XK>
+__device__ __forceinline__ void gemv_ck_reduce(const gemv_params &p, gemv_stage *ring,
+                                               const float (&acc)[2][2][GEMV_ACC_SETS][4],
+                                               uint32_t bad) {
+    const int64_t r0 = (int64_t)blockIdx.x * GEMV_ROWS_PER_WARP;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    const int64_t l = blockIdx.z;
+    const float nan = __int_as_float(0x7FC00000);
+    constexpr uint32_t ring_bytes = GEMV_STAGES * sizeof(gemv_stage); /* one warp's */
+    static_assert(GEMV_MAX_M * GEMV_ROWS_PER_WARP * sizeof(float) <= ring_bytes, "partial fits the ring");
+    /* every lane's ring loads of the K loop are done before any lane overwrites the ring */
+    __syncwarp();
+    float *mine = (float *)&ring[warp * GEMV_STAGES];
+#pragma unroll
+    for (int at = 0; at < 2; at++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int c = 0; c < 4; c++) {
+                const int rl = 16 * at + g + 8 * (c >> 1);
+                const int m = 8 * h + 2 * t + (c & 1);
+                if (m >= p.m) continue;
+                mine[m * GEMV_ROWS_PER_WARP + rl] =
+                    bad & (0x80808080u >> (2 * at + (c >> 1))) ? nan : acc[at][h][0][c];
+            }
+    ck_cluster_sync<true>();
+    const int S = (int)gridDim.y, P = 4 * S;
+    const uint32_t base = smem_u32(ring);
+    for (int o = (int)blockIdx.y * GEMV_THREADS + (int)threadIdx.x; o < p.m * GEMV_ROWS_PER_WARP;
+         o += S * GEMV_THREADS) {
+        const int m = o / GEMV_ROWS_PER_WARP, rl = o % GEMV_ROWS_PER_WARP;
+        const int64_t n = r0 + rl;
+        if (n >= p.n) continue;
+        const uint32_t a = base + (uint32_t)(m * GEMV_ROWS_PER_WARP + rl) * 4u;
+        float v = 0.0f;
+        for (int k0 = 0; k0 < P; k0 += GEMV_CK_LOADS) {
+            float x[GEMV_CK_LOADS];
+#pragma unroll
+            for (int j = 0; j < GEMV_CK_LOADS; j++) {
+                const int q = k0 + j;
+                x[j] = q < P ? ck_load_remote(a + (uint32_t)(q & 3) * ring_bytes, (uint32_t)(q >> 2)) : 0.0f;
+            }
+#pragma unroll
+            for (int j = 0; j < GEMV_CK_LOADS; j++)
+                if (k0 + j < P) v = k0 + j == 0 ? x[j] : v + x[j];
+        }
+        gemv_store(p, l, m, n, v, gemv_operand<XK>::pow2);
+    }
+    ck_cluster_sync<false>();
+}
+
 /*
  * The mma kernel. CTA = 4 warps = 128 weight rows; blockIdx.y = split of K (contiguous
  * 128-element segments), blockIdx.z = batch. Lane (g = lane/4, t = lane%4) of a warp owns
@@ -209,8 +321,11 @@ struct gemv_stage {
  * lane reads back only what it copied: no barrier), so GEMV_STAGES - 1 segments are in
  * flight while one is dequantized.
  */
-template <int XK, bool IL>
+template <int XK, bool IL, bool CK = false>
 __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_params p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    if constexpr (CK) return; /* cluster-K is sm_90+ code: the host never launches it here */
+#endif
     constexpr bool BF16 = XK != X_FP16;
     constexpr bool FOLD_HALVES = IL && TETRA_GEMV_HALF_SELECT;
     __shared__ gemv_stage ring[GEMV_WARPS][GEMV_STAGES];
@@ -218,10 +333,21 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int g = lane >> 2, t = lane & 3;
     const int64_t l = blockIdx.z;
-    const int split = blockIdx.y;
-    const int64_t r0 = (int64_t)blockIdx.x * GEMV_ROWS_PER_CTA + warp * GEMV_ROWS_PER_WARP;
-    const int seg_begin = (int)((int64_t)split * p.nseg / p.splits);
-    const int seg_end = (int)((int64_t)(split + 1) * p.nseg / p.splits);
+    /* cluster-K (CK): the CTA's 4 warps share one 32-row tile and take pieces 4 * blockIdx.y
+     * + warp of p.splits = 4 * gridDim.y, so each warp's K range is the one the ordinary
+     * mapping gives split `split` of p.splits (the same partial, bit for bit) */
+    const int split = CK ? 4 * (int)blockIdx.y + __shfl_sync(0xFFFFFFFFu, warp, 0) : (int)blockIdx.y;
+    const int64_t r0 = CK ? (int64_t)blockIdx.x * GEMV_ROWS_PER_WARP
+                          : (int64_t)blockIdx.x * GEMV_ROWS_PER_CTA + warp * GEMV_ROWS_PER_WARP;
+    int seg_begin = (int)((int64_t)split * p.nseg / p.splits);
+    int seg_end = (int)((int64_t)(split + 1) * p.nseg / p.splits);
+    if (CK) {
+        /* lane-0 broadcasts (same values): ptxas then keeps the warp's bounds and loop counter
+         * in uniform registers, as it does the ordinary kernel's CTA-uniform ones; without them
+         * the standard-W BF16 / FP16 cluster-K kernels spilled 140-180 bytes (sm_90a) */
+        seg_begin = __shfl_sync(0xFFFFFFFFu, seg_begin, 0);
+        seg_end = __shfl_sync(0xFFFFFFFFu, seg_end, 0);
+    }
     const bool two_tiles = p.m > 8; /* warp-uniform */
 
     /* global sources of this lane, advanced by one segment per copy */
@@ -328,7 +454,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
      * Grid-uniform; no trigger where no reduce follows, so no later kernel is released early
      * by this one. Here rather than at the very top: same effect (the ring's prologue is a
      * few hundred cycles), and the K loops' SASS stays main's (notes: gemv.md, session 10). */
-    if (p.splits > 1 && !p.counters) tetra_pdl_trigger();
+    if (!CK && p.splits > 1 && !p.counters) tetra_pdl_trigger();
 #endif
 
     /* The activations are loaded one segment ahead: dense X word by word (the raw words of
@@ -548,6 +674,10 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
 
     /* C fragment: c0,c1 -> (A row g, cols 2t, 2t+1), c2,c3 -> (A row g+8, same cols) */
     const float nan = __int_as_float(0x7FC00000);
+    if constexpr (CK) {
+        gemv_ck_reduce<XK>(p, &ring[0][0], acc, bad); /* all threads: two cluster barriers */
+        return;
+    }
     const int64_t tiles = gridDim.x;
     float *part = p.partial + ((l * tiles + blockIdx.x) * p.splits + split) *
                                   (int64_t)(GEMV_MAX_M * GEMV_ROWS_PER_CTA);
@@ -808,6 +938,30 @@ int64_t gemv_auto_splits(int64_t nseg, int64_t tiles, int64_t batch, int sms, in
     return (nseg + longest - 1) / longest;
 }
 
+/* Cluster-K's split rule: S CTAs per 32-row tile (one cluster), P = 4S pieces of K. Depends
+ * on N, K, L and the device only (batch invariance). The largest S <= GEMV_CK_MAX_S with
+ * P <= nseg / 2, i.e. 2 segments per warp where nseg / 2 is a multiple of 4 (there it is the
+ * smallest S with P >= nseg / 2); never more than nseg / 2 pieces, the ordinary kernel's
+ * limit on a pinned split count, so that every cluster-K launch has a bit-identical twin
+ * (opts.splits = P). Then lowered while the grid ceil(N / 32) * S * L exceeds one wave (sms *
+ * occ), to at least 1 (S = 1: the cluster is the CTA; 4 pieces reduced in its own shared
+ * memory). The caller takes cluster-K only for nseg >= 8 (P = 4 needs 2 segments a piece).
+ * On an H200 (132 SMs x 4 CTAs = 528), L = 1, N x K:
+ *     768 x 6144   nseg 48:  24 tiles, S = 6,       P = 24, 2 segments per warp,   144 CTAs
+ *    2048 x 6144   nseg 48:  64 tiles, S = 6,       P = 24, 2,                     384 CTAs
+ *    4096 x 4096   nseg 32: 128 tiles, S = 4,       P = 16, 2,                     512 CTAs
+ *    4096 x 2048   nseg 16: 128 tiles, S = 2,       P = 8,  2,                     256 CTAs
+ *    4096 x 14336  nseg 112: 128 tiles, S = 14 -> 4, P = 16, 7,                    512 CTAs
+ *   14336 x 4096   nseg 32: 448 tiles, S = 4 -> 1,  P = 4,  8,                     448 CTAs
+ *   28672 x 8192   nseg 64: 896 tiles, S = 8 -> 1,  P = 4,  16,                    896 CTAs (1.7 waves)
+ * (the ordinary kernel at the first two: 6 / 16 tiles x 16 splits, 3 segments per warp) */
+int gemv_ck_splits(int64_t nseg, int64_t tiles, int64_t batch, int sms, int occ, int max_s) {
+    int64_t s = nseg / 2 / 4;
+    if (s > max_s) s = max_s;
+    while (s > 1 && tiles * s * batch > (int64_t)sms * occ) s--;
+    return s < 1 ? 1 : (int)s;
+}
+
 /* CTAs of the mma kernel per SM on the current device (1 if the query fails): the split
  * rule's slot count */
 template <int XK, bool IL> int gemv_occupancy() {
@@ -839,8 +993,108 @@ template <typename Kernel> bool pdl_compiled(Kernel kernel, int dev) {
     return r;
 }
 
+/* Cluster-K on or off for this process: TETRA_GEMV_CK=0 / 1 in the environment (read once)
+ * wins over the build's TETRA_GEMV_CLUSTER_K. */
+int gemv_ck_switch() {
+    static const int on = [] {
+        const char *e = getenv("TETRA_GEMV_CK");
+        if (e && (e[0] == '0' || e[0] == '1') && !e[1]) return e[0] - '0';
+        return TETRA_GEMV_CLUSTER_K ? 1 : 0;
+    }();
+    return on;
+}
+
+/* S (CTAs per cluster) when a problem of nseg segments, N rows and L batches takes cluster-K
+ * on this context's device, else 0: the switch is on, an sm_90+ device, the kernel compiled
+ * for sm_90+ (cudaFuncAttributes.ptxVersion: a compute_80 JIT or sm_80 image has no cluster
+ * code, and its CK kernel is empty), nseg >= 8, and the device can keep one cluster of S
+ * resident (cudaOccupancyMaxActiveClusters; else the ordinary path). The attribute queries,
+ * the non-portable cluster opt-in (S > 8) and the resident check run once per device (and S). */
+template <int XK, bool IL> int ck_plan(int nseg, int64_t n, int64_t batch, const tetra_context *ctx) {
+    if (!gemv_ck_switch() || ctx->sm_major < 9 || nseg < 8) return 0;
+    const int dev = ctx->device;
+    if (dev < 0 || dev >= 64) return 0;
+    void (*kernel)(gemv_params) = gemv_nvfp4_mma<XK, IL, true>;
+    static std::atomic<unsigned long long> checked{0};
+    static int occ[64], max_s[64]; /* occ 0: cluster-K does not run on this device */
+    if (!tetra_done_on(checked, dev)) {
+        cudaFuncAttributes fa;
+        int o = 0, ms = 8;
+        if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess || fa.ptxVersion < 90 ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, kernel, GEMV_THREADS, 0) != cudaSuccess)
+            o = 0;
+        if (o > 0 && cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess)
+            ms = GEMV_CK_MAX_S;
+        (void)cudaGetLastError(); /* a failed query only means: the ordinary path, or S <= 8 */
+        occ[dev] = o;
+        max_s[dev] = ms;
+        tetra_mark_done(checked, dev);
+    }
+    if (occ[dev] < 1) return 0;
+    const int64_t tiles = (n + GEMV_ROWS_PER_WARP - 1) / GEMV_ROWS_PER_WARP;
+    const int S = gemv_ck_splits(nseg, tiles, batch, ctx->sms, occ[dev], max_s[dev]);
+    static std::atomic<unsigned long long> s_checked[GEMV_CK_MAX_S + 1];
+    static int resident[GEMV_CK_MAX_S + 1][64];
+    if (!tetra_done_on(s_checked[S], dev)) {
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = 1;
+        attr[0].val.clusterDim.y = (unsigned)S;
+        attr[0].val.clusterDim.z = 1;
+        cfg.gridDim = dim3(1, (unsigned)S, 1);
+        cfg.blockDim = dim3(GEMV_THREADS);
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        int nc = 0;
+        if (cudaOccupancyMaxActiveClusters(&nc, kernel, &cfg) != cudaSuccess) {
+            (void)cudaGetLastError();
+            nc = 0;
+        }
+        resident[S][dev] = nc;
+        tetra_mark_done(s_checked[S], dev);
+    }
+    return resident[S][dev] > 0 ? S : 0;
+}
+
+/* The cluster-K launch (S from ck_plan): grid (ceil(N / 32), S, L), clusters (1, S, 1); a
+ * programmatic dependent of the W4A4 staging pass when p->pdl (the kernel waits before it
+ * reads X). */
+template <int XK, bool IL>
+tetra_status launch_ck(gemv_params &prm, const tetra_gemm_problem *p, int S) {
+    const int64_t tiles = (p->n + GEMV_ROWS_PER_WARP - 1) / GEMV_ROWS_PER_WARP;
+    prm.partial = nullptr;
+    prm.counters = nullptr;
+    prm.tag = 0;
+    prm.splits = 4 * S;
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[2];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = 1;
+    attr[0].val.clusterDim.y = (unsigned)S;
+    attr[0].val.clusterDim.z = 1;
+    cfg.numAttrs = 1;
+    if (p->pdl) {
+        attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[1].val.programmaticStreamSerializationAllowed = 1;
+        cfg.numAttrs = 2;
+    }
+    cfg.gridDim = dim3((unsigned)tiles, (unsigned)S, (unsigned)p->batch);
+    cfg.blockDim = dim3(GEMV_THREADS);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = TETRA_STREAM(p);
+    cfg.attrs = attr;
+    TETRA_CUDA_TRY(cudaLaunchKernelEx(&cfg, gemv_nvfp4_mma<XK, IL, true>, prm));
+    TETRA_LAUNCH_CHECK();
+    return TETRA_OK;
+}
+
 template <int XK, bool IL>
 tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
+    if (!p->splits) { /* cluster-K where the switch is on and it can run; pinned splits: never */
+        const int S = ck_plan<XK, IL>(prm.nseg, p->n, p->batch, p->ctx);
+        if (S) return launch_ck<XK, IL>(prm, p, S);
+    }
     cudaStream_t stream = TETRA_STREAM(p);
     const int occ = gemv_occupancy<XK, IL>();
     const int64_t tiles = (p->n + GEMV_ROWS_PER_CTA - 1) / GEMV_ROWS_PER_CTA;
@@ -996,6 +1250,32 @@ extern "C" tetra_status tetra_launch_gemv(const tetra_gemm_problem *p) {
     gemv_nvfp4_scalar<<<grid, 128, 0, TETRA_STREAM(p)>>>(prm);
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
+}
+
+/* Cluster-K's piece count P = 4S for a GEMV of an N x K weight (`w_interleaved`: the
+ * TETRA_SCALE_INTERLEAVED_32X128 layout, else standard; x_dtype BF16 / FP16 / NVFP4), L
+ * batches, as an unpinned, fast-path tetra_gemm call on ctx would take it now, or 0 where it
+ * would run the ordinary kernels. For the tests (tests/gpu_gemv.c pins opts.splits = P for the
+ * bit-identical twin), not a public entry point. */
+extern "C" int tetra_gemv_ck_pieces(tetra_context *ctx, int64_t n, int64_t k, int64_t batch, int w_interleaved,
+                                    int x_dtype) {
+    if (!ctx || n < 1 || k < 1 || k > ((int64_t)1 << 30) || batch < 1) return 0;
+    if (!w_interleaved && k % GEMV_SEG_K) return 0;
+    const int nseg = w_interleaved ? (int)tetra_il_segments(k) : (int)(k / GEMV_SEG_K);
+    int S;
+    switch (x_dtype) {
+    case TETRA_DTYPE_BF16:
+        S = w_interleaved ? ck_plan<X_BF16, true>(nseg, n, batch, ctx) : ck_plan<X_BF16, false>(nseg, n, batch, ctx);
+        break;
+    case TETRA_DTYPE_FP16:
+        S = w_interleaved ? ck_plan<X_FP16, true>(nseg, n, batch, ctx) : ck_plan<X_FP16, false>(nseg, n, batch, ctx);
+        break;
+    case TETRA_DTYPE_NVFP4:
+        S = w_interleaved ? ck_plan<X_NVFP4, true>(nseg, n, batch, ctx) : ck_plan<X_NVFP4, false>(nseg, n, batch, ctx);
+        break;
+    default: return 0;
+    }
+    return 4 * S;
 }
 
 /* The copy-only probe on an interleaved W of `batch` x [n, k] (tetra_convert_weights'
