@@ -35,8 +35,8 @@
 
 #define TEST_SEED 20261130ull
 
-#ifndef TETRA_GEMV_CLUSTER_K /* the build's default for cluster-K (CMake sets it) */
-#define TETRA_GEMV_CLUSTER_K 0
+#ifndef TETRA_GEMV_CLUSTER_K /* the build's default cluster-K mode (CMake sets it) */
+#define TETRA_GEMV_CLUSTER_K 1
 #endif
 
 typedef struct {
@@ -302,9 +302,10 @@ static int gate_packed(prob *p, const uint8_t *y, const char *what);
  * call of this shape on ctx now, 0 where the ordinary kernels run */
 int tetra_gemv_ck_pieces(tetra_context *ctx, int64_t n, int64_t k, int64_t batch, int w_interleaved, int x_dtype);
 
-/* Whether cluster-K must be taken here: switched on (TETRA_GEMV_CK=0/1, else the build's
- * TETRA_GEMV_CLUSTER_K) on an sm_90+ device */
-static int g_ck_expected;
+/* Whether cluster-K must be taken here: mode 2 (TETRA_GEMV_CK=0/1/2, else the build's
+ * TETRA_GEMV_CLUSTER_K) on an sm_90+ device; in mode 1 (AUTO) it is taken where its rule says,
+ * and every case that takes it is checked the same way. g_sm90: an sm_90+ device. */
+static int g_ck_expected, g_sm90;
 
 /* Cluster-K's twin: the unpinned call (cluster-K, P pieces) and the ordinary kernel pinned at
  * opts.splits = P must give the same bits in the whole Y buffer (fresh poisoned buffers, guard
@@ -320,7 +321,7 @@ static void check_ck_twin(tetra_context *ctx, const tcase *c, uint64_t seed) {
     for (int il = 0; il < 2; il++) {
         const long long nseg = il ? (c->K + 127) / 128 : c->K / 128;
         /* on sm_90+ NVFP4 X with host global scales is staged to BF16 (gemm_api.c) */
-        const tetra_dtype kx = c->xdt == TETRA_DTYPE_NVFP4 && !c->gdev && g_ck_expected ? TETRA_DTYPE_BF16 : c->xdt;
+        const tetra_dtype kx = c->xdt == TETRA_DTYPE_NVFP4 && !c->gdev && g_sm90 ? TETRA_DTYPE_BF16 : c->xdt;
         int P;
         tu_devbuf d[2];
         uint8_t *y[2];
@@ -603,7 +604,7 @@ static void check_invariance(tetra_context *ctx, const tcase *c, uint64_t seed) 
     prob_free(&p);
 }
 
-/* The cluster-K cases (session 16; sm_90+, TETRA_GEMV_CK=1 / TETRA_GEMV_CLUSTER_K=1, ctest
+/* The cluster-K cases (session 16; sm_90+, TETRA_GEMV_CK=2 forces it, ctest
  * gpu_gemv_ck): bit-identical to the ordinary kernel pinned at its piece count P; M = 1, 5, 9,
  * 16, the decode shapes, a ragged N, L = 2, K % 128 != 0 (interleaved W), W4A4 with the staging
  * pass in front (a programmatic dependent cluster launch), clusters of 8, 14 and 16 CTAs. Own
@@ -617,10 +618,12 @@ static void run_ck_cases(tetra_context *ctx) {
     {
         const char *ck_env = getenv("TETRA_GEMV_CK");
         tetra_device_info info;
-        const int on = ck_env && (ck_env[0] == '0' || ck_env[0] == '1') && !ck_env[1] ? ck_env[0] == '1'
-                                                                                   : TETRA_GEMV_CLUSTER_K != 0;
-        g_ck_expected = on && tetra_device_info_get(tetra_context_device(ctx), &info) == TETRA_OK && info.major >= 9;
-        printf("gpu_gemv: cluster-K %s\n", g_ck_expected ? "on (must be taken)" : "off or not sm_90+");
+        const int mode = ck_env && ck_env[0] >= '0' && ck_env[0] <= '2' && !ck_env[1] ? ck_env[0] - '0'
+                                                                                 : TETRA_GEMV_CLUSTER_K;
+        g_sm90 = tetra_device_info_get(tetra_context_device(ctx), &info) == TETRA_OK && info.major >= 9;
+        g_ck_expected = mode == 2 && g_sm90;
+        printf("gpu_gemv: cluster-K mode %d (%s)\n", mode,
+               g_ck_expected ? "everywhere: must be taken" : mode == 1 && g_sm90 ? "AUTO: where its rule says" : "off or not sm_90+");
         const tcase ck[] = {
             {"ck 1x768x6144", 1, 768, 6144, 1, BF, SWZ, LIN, BF, 0, 1.0f, 0, 0, G},
             {"ck 5x2048x6144 fp16", 5, 2048, 6144, 1, H, LIN, LIN, F32, 1 + TETRA_DTYPE_BF16, 0.5f, 0, 0, G},

@@ -12,8 +12,8 @@
  *                      the last CTA of each row tile sums them in split order (one launch),
  *   gemv_splitk_reduce with more splits this second launch does, in the same order (on
  *                      sm_90+ a programmatic dependent of the mma kernel).
- *                      Cluster-K (gemv_nvfp4_mma<XK, IL, true>, sm_90+, default off:
- *                      TETRA_GEMV_CLUSTER_K / TETRA_GEMV_CK): 32-row CTAs whose 4 warps take
+ *                      Cluster-K (gemv_nvfp4_mma<XK, IL, true>, sm_90+, AUTO where
+ *                      ck_auto_takes says so; TETRA_GEMV_CLUSTER_K / TETRA_GEMV_CK): 32-row CTAs whose 4 warps take
  *                      4 K pieces, S CTAs of a row tile in one cluster, the partials summed
  *                      in piece order from the cluster's shared memory (gemv_ck_reduce): one
  *                      launch, the bits of the ordinary kernel pinned at 4S splits.
@@ -72,13 +72,13 @@
 #ifndef TETRA_GEMV_PDL_REDUCE
 #define TETRA_GEMV_PDL_REDUCE 1
 #endif
-/* 1: the decode GEMV takes the cluster-K mapping (gemv_nvfp4_mma<XK, IL, true>: 32-row CTAs,
- * split-K reduced in the cluster's shared memory) wherever it can run (sm_90+); 0: main's
- * kernels. TETRA_GEMV_CK=0 / 1 in the environment overrides it (read once per process). Same
- * bits as the ordinary kernel pinned at the same piece count (notes: gemv.md, session 16;
- * CMake: TETRA_GEMV_CLUSTER_K). */
+/* Cluster-K (gemv_nvfp4_mma<XK, IL, true>: 32-row CTAs, split-K reduced in the cluster's
+ * shared memory; sm_90+): 0 never; 1 (default) where ck_auto_takes says so (run 78); 2
+ * wherever it can run (tests). TETRA_GEMV_CK=0 / 1 / 2 in the environment overrides it (read
+ * once per process). Same bits as the ordinary kernel pinned at the same piece count (notes:
+ * gemv.md, session 16; CMake: TETRA_GEMV_CLUSTER_K). */
 #ifndef TETRA_GEMV_CLUSTER_K
-#define TETRA_GEMV_CLUSTER_K 0
+#define TETRA_GEMV_CLUSTER_K 1
 #endif
 /* the split rule's minimum segments per split where the grid stays >= one CTA per SM
  * (gemv_auto_splits; notes: gemv.md, session 11; CMake: TETRA_GEMV_LONG_SPLIT_SEGS) */
@@ -993,25 +993,37 @@ template <typename Kernel> bool pdl_compiled(Kernel kernel, int dev) {
     return r;
 }
 
-/* Cluster-K on or off for this process: TETRA_GEMV_CK=0 / 1 in the environment (read once)
- * wins over the build's TETRA_GEMV_CLUSTER_K. */
-int gemv_ck_switch() {
-    static const int on = [] {
+/* Cluster-K's mode for this process (0 off, 1 AUTO, 2 everywhere): TETRA_GEMV_CK=0 / 1 / 2 in
+ * the environment (read once) wins over the build's TETRA_GEMV_CLUSTER_K. */
+int gemv_ck_mode() {
+    static const int mode = [] {
         const char *e = getenv("TETRA_GEMV_CK");
-        if (e && (e[0] == '0' || e[0] == '1') && !e[1]) return e[0] - '0';
-        return TETRA_GEMV_CLUSTER_K ? 1 : 0;
+        if (e && e[0] >= '0' && e[0] <= '2' && !e[1]) return e[0] - '0';
+        return TETRA_GEMV_CLUSTER_K >= 0 && TETRA_GEMV_CLUSTER_K <= 2 ? TETRA_GEMV_CLUSTER_K : 0;
     }();
-    return on;
+    return mode;
+}
+
+/* AUTO's rule: cluster-K for clusters of at most 2 CTAs, or where its grid holds at most 3
+ * CTAs per SM. Fitted to run 78 (one process, cluster-K against the ordinary kernels, M = 1
+ * unless noted): faster at S = 1 (14336x4096 x0.962, 28672x8192 x0.941), S = 2 (4096x2048
+ * x0.863) and S = 6 with 144 / 384 CTAs (768x6144 x0.862, M = 16 x0.897; 2048x6144 x0.928, but
+ * M = 16 x1.057); slower at S = 4 with 512 CTAs (4096x4096 x1.183, 4096x14336 x1.202). Why S = 4
+ * at 512 CTAs loses is not measured (a candidate: fewer resident 4-CTA clusters than the grid's
+ * 128, i.e. a second wave). Depends on N, K, L and the device only. */
+static bool ck_auto_takes(int S, int64_t tiles, int64_t batch, int sms) {
+    return S <= 2 || tiles * S * batch <= 3 * (int64_t)sms;
 }
 
 /* S (CTAs per cluster) when a problem of nseg segments, N rows and L batches takes cluster-K
- * on this context's device, else 0: the switch is on, an sm_90+ device, the kernel compiled
+ * on this context's device, else 0: the mode is on (AUTO: and ck_auto_takes), an sm_90+ device, the kernel compiled
  * for sm_90+ (cudaFuncAttributes.ptxVersion: a compute_80 JIT or sm_80 image has no cluster
  * code, and its CK kernel is empty), nseg >= 8, and the device can keep one cluster of S
  * resident (cudaOccupancyMaxActiveClusters; else the ordinary path). The attribute queries,
  * the non-portable cluster opt-in (S > 8) and the resident check run once per device (and S). */
 template <int XK, bool IL> int ck_plan(int nseg, int64_t n, int64_t batch, const tetra_context *ctx) {
-    if (!gemv_ck_switch() || ctx->sm_major < 9 || nseg < 8) return 0;
+    const int mode = gemv_ck_mode();
+    if (!mode || ctx->sm_major < 9 || nseg < 8) return 0;
     const int dev = ctx->device;
     if (dev < 0 || dev >= 64) return 0;
     void (*kernel)(gemv_params) = gemv_nvfp4_mma<XK, IL, true>;
@@ -1033,6 +1045,7 @@ template <int XK, bool IL> int ck_plan(int nseg, int64_t n, int64_t batch, const
     if (occ[dev] < 1) return 0;
     const int64_t tiles = (n + GEMV_ROWS_PER_WARP - 1) / GEMV_ROWS_PER_WARP;
     const int S = gemv_ck_splits(nseg, tiles, batch, ctx->sms, occ[dev], max_s[dev]);
+    if (mode == 1 && !ck_auto_takes(S, tiles, batch, ctx->sms)) return 0;
     static std::atomic<unsigned long long> s_checked[GEMV_CK_MAX_S + 1];
     static int resident[GEMV_CK_MAX_S + 1][64];
     if (!tetra_done_on(s_checked[S], dev)) {
