@@ -1004,15 +1004,17 @@ int gemv_ck_mode() {
     return mode;
 }
 
-/* AUTO's rule: cluster-K for clusters of at most 2 CTAs, or where its grid holds at most 3
- * CTAs per SM. Fitted to run 78 (one process, cluster-K against the ordinary kernels, M = 1
- * unless noted): faster at S = 1 (14336x4096 x0.962, 28672x8192 x0.941), S = 2 (4096x2048
- * x0.863) and S = 6 with 144 / 384 CTAs (768x6144 x0.862, M = 16 x0.897; 2048x6144 x0.928, but
- * M = 16 x1.057); slower at S = 4 with 512 CTAs (4096x4096 x1.183, 4096x14336 x1.202). Why S = 4
- * at 512 CTAs loses is not measured (a candidate: fewer resident 4-CTA clusters than the grid's
- * 128, i.e. a second wave). Depends on N, K, L and the device only. */
-static bool ck_auto_takes(int S, int64_t tiles, int64_t batch, int sms) {
-    return S <= 2 || tiles * S * batch <= 3 * (int64_t)sms;
+/* AUTO's rule: cluster-K where its warps each stream at least 12 segments (nseg / P >= 12) or
+ * its grid holds at most 3 CTAs per SM. Fitted to runs 78-79 (one process, cluster-K against
+ * the ordinary kernels, B/A time at M = 1 / 8 / 16): taken at 768x6144 (x0.86 / 0.87 / 0.90),
+ * 2048x6144 (x0.96 / 1.02 / 1.10), 4096x2048 (x0.89, M = 16 x0.96), 28672x8192 (x0.94 / 0.97 /
+ * 0.93), 7168x16384 (x0.97 / 0.93 / 1.05), 4096x7168 L = 8 (M = 1 x0.94); left out where it lost:
+ * 4096x4096 and 4096x14336 (S = 4, 512 CTAs: x1.18 / x1.20 at M = 1), 14336x4096 (8 segments a
+ * warp: x0.98 / 1.00 / 1.10), 7168x2048 L = 4 (4 segments: M = 1 x1.08). Not measured: why. At
+ * M = 16 its 32-row tiles read X four times as often as the ordinary 128-row ones, a candidate
+ * for the M = 16 losses. Depends on N, K, L and the device only (batch invariance). */
+static bool ck_auto_takes(int nseg, int S, int64_t tiles, int64_t batch, int sms) {
+    return nseg / (4 * S) >= 12 || tiles * S * batch <= 3 * (int64_t)sms;
 }
 
 /* S (CTAs per cluster) when a problem of nseg segments, N rows and L batches takes cluster-K
@@ -1045,7 +1047,7 @@ template <int XK, bool IL> int ck_plan(int nseg, int64_t n, int64_t batch, const
     if (occ[dev] < 1) return 0;
     const int64_t tiles = (n + GEMV_ROWS_PER_WARP - 1) / GEMV_ROWS_PER_WARP;
     const int S = gemv_ck_splits(nseg, tiles, batch, ctx->sms, occ[dev], max_s[dev]);
-    if (mode == 1 && !ck_auto_takes(S, tiles, batch, ctx->sms)) return 0;
+    if (mode == 1 && !ck_auto_takes(nseg, S, tiles, batch, ctx->sms)) return 0;
     static std::atomic<unsigned long long> s_checked[GEMV_CK_MAX_S + 1];
     static int resident[GEMV_CK_MAX_S + 1][64];
     if (!tetra_done_on(s_checked[S], dev)) {
