@@ -1005,14 +1005,15 @@ int gemv_ck_mode() {
 }
 
 /* AUTO's rule: cluster-K where its warps each stream at least 12 segments (nseg / P >= 12) or
- * its grid holds at most 3 CTAs per SM. Fitted to runs 78-79 (one process, cluster-K against
- * the ordinary kernels, B/A time at M = 1 / 8 / 16): taken at 768x6144 (x0.86 / 0.87 / 0.90),
- * 2048x6144 (x0.96 / 1.02 / 1.10), 4096x2048 (x0.89, M = 16 x0.96), 28672x8192 (x0.94 / 0.97 /
- * 0.93), 7168x16384 (x0.97 / 0.93 / 1.05), 4096x7168 L = 8 (M = 1 x0.94); left out where it lost:
- * 4096x4096 and 4096x14336 (S = 4, 512 CTAs: x1.18 / x1.20 at M = 1), 14336x4096 (8 segments a
- * warp: x0.98 / 1.00 / 1.10), 7168x2048 L = 4 (4 segments: M = 1 x1.08). Not measured: why. At
- * M = 16 its 32-row tiles read X four times as often as the ordinary 128-row ones, a candidate
- * for the M = 16 losses. Depends on N, K, L and the device only (batch invariance). */
+ * its grid holds at most 3 CTAs per SM. Fitted to run 79 (one process, cluster-K time over the
+ * ordinary kernels', truncated, at M = 1 / 8 / 16): taken at 768x6144 (0.85 / 0.86 / 0.89),
+ * 2048x6144 (0.95 / 1.01 / 1.10), 4096x2048 (0.89, M = 16 0.96), 28672x8192 (0.94 / 0.97 /
+ * 0.92), 7168x16384 (0.96 / 0.92 / 1.04), 4096x7168 L = 8 (M = 1 0.93); left out where it lost:
+ * 4096x4096 and 4096x14336 (S = 4, 512 CTAs: 1.18 / 1.20 at M = 1 in run 78), 14336x4096 (8
+ * segments a warp: 0.97 / 1.00 / 1.10), 7168x2048 L = 4 (4 segments: M = 1 1.07). Why is not
+ * measured. At M = 16 its 32-row tiles read X four times as often as the ordinary 128-row
+ * ones: a candidate for the M = 16 losses. Depends on N, K, L and the device only (batch
+ * invariance). */
 static bool ck_auto_takes(int nseg, int S, int64_t tiles, int64_t batch, int sms) {
     return nseg / (4 * S) >= 12 || tiles * S * batch <= 3 * (int64_t)sms;
 }
