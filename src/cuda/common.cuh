@@ -72,6 +72,26 @@ cudaError_t tetra_launch_dependent(void (*kernel)(P), dim3 grid, dim3 block, cud
     return cudaLaunchKernelEx(&cfg, kernel, prm);
 }
 
+/* A launch configuration for thread-block clusters of `s` CTAs along y (the grid's y a
+ * multiple of s): attr[0] of the caller's array holds the cluster dimension and numAttrs is 1
+ * (a caller may add attr[1] and raise it). Used by the split-K kernels whose splits share a
+ * cluster (the GEMV's cluster-K, the skinny GEMM). */
+static inline cudaLaunchConfig_t tetra_cluster_y_config(cudaLaunchAttribute *attr, unsigned s, dim3 grid, dim3 block,
+                                                        size_t smem, cudaStream_t stream) {
+    cudaLaunchConfig_t cfg = {};
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = 1;
+    attr[0].val.clusterDim.y = s;
+    attr[0].val.clusterDim.z = 1;
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
 /* Load element i of a dense row as float. */
 __device__ __forceinline__ float tetra_load_dense(const void *base, int64_t i, tetra_dtype dt) {
     switch (dt) {

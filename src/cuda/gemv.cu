@@ -1052,16 +1052,9 @@ template <int XK, bool IL> int ck_plan(int nseg, int64_t n, int64_t batch, const
     static std::atomic<unsigned long long> s_checked[GEMV_CK_MAX_S + 1];
     static int resident[GEMV_CK_MAX_S + 1][64];
     if (!tetra_done_on(s_checked[S], dev)) {
-        cudaLaunchConfig_t cfg = {};
         cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = 1;
-        attr[0].val.clusterDim.y = (unsigned)S;
-        attr[0].val.clusterDim.z = 1;
-        cfg.gridDim = dim3(1, (unsigned)S, 1);
-        cfg.blockDim = dim3(GEMV_THREADS);
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
+        const cudaLaunchConfig_t cfg =
+            tetra_cluster_y_config(attr, (unsigned)S, dim3(1, (unsigned)S, 1), dim3(GEMV_THREADS), 0, 0);
         int nc = 0;
         if (cudaOccupancyMaxActiveClusters(&nc, kernel, &cfg) != cudaSuccess) {
             (void)cudaGetLastError();
@@ -1083,23 +1076,14 @@ tetra_status launch_ck(gemv_params &prm, const tetra_gemm_problem *p, int S) {
     prm.counters = nullptr;
     prm.tag = 0;
     prm.splits = 4 * S;
-    cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[2];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = 1;
-    attr[0].val.clusterDim.y = (unsigned)S;
-    attr[0].val.clusterDim.z = 1;
-    cfg.numAttrs = 1;
+    cudaLaunchConfig_t cfg = tetra_cluster_y_config(attr, (unsigned)S, dim3((unsigned)tiles, (unsigned)S, (unsigned)p->batch),
+                                                    dim3(GEMV_THREADS), 0, TETRA_STREAM(p));
     if (p->pdl) {
         attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
         attr[1].val.programmaticStreamSerializationAllowed = 1;
         cfg.numAttrs = 2;
     }
-    cfg.gridDim = dim3((unsigned)tiles, (unsigned)S, (unsigned)p->batch);
-    cfg.blockDim = dim3(GEMV_THREADS);
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = TETRA_STREAM(p);
-    cfg.attrs = attr;
     TETRA_CUDA_TRY(cudaLaunchKernelEx(&cfg, gemv_nvfp4_mma<XK, IL, true>, prm));
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;

@@ -610,17 +610,9 @@ template <bool BF16> int skinny_cluster_slots(int device, int s) {
                              (int)SK_SMEM_BYTES) == cudaSuccess &&
         (s <= 8 || cudaFuncSetAttribute(skinny_wgmma_kernel<BF16>, cudaFuncAttributeNonPortableClusterSizeAllowed,
                                         1) == cudaSuccess)) {
-        cudaLaunchConfig_t cfg = {};
         cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = 1;
-        attr[0].val.clusterDim.y = (unsigned)s;
-        attr[0].val.clusterDim.z = 1;
-        cfg.gridDim = dim3(1, (unsigned)s, 1);
-        cfg.blockDim = dim3(SK_THREADS);
-        cfg.dynamicSmemBytes = SK_SMEM_BYTES;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
+        const cudaLaunchConfig_t cfg =
+            tetra_cluster_y_config(attr, (unsigned)s, dim3(1, (unsigned)s, 1), dim3(SK_THREADS), SK_SMEM_BYTES, 0);
         if (cudaOccupancyMaxActiveClusters(&n, skinny_wgmma_kernel<BF16>, &cfg) != cudaSuccess) n = 0;
     }
     if (n <= 0) {
@@ -680,18 +672,9 @@ template <bool BF16> tetra_status launch_skinny(skinny_params &prm, const tetra_
     dim3 grid((unsigned)tiles, (unsigned)splits, (unsigned)p->batch);
 #if TETRA_SKINNY_EPI
     if (prm.cluster) { /* one launch: clusters (1, S, 1) reduce through DSMEM */
-        cudaLaunchConfig_t cfg = {};
         cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = 1;
-        attr[0].val.clusterDim.y = (unsigned)splits;
-        attr[0].val.clusterDim.z = 1;
-        cfg.gridDim = grid;
-        cfg.blockDim = dim3(SK_THREADS);
-        cfg.dynamicSmemBytes = SK_SMEM_BYTES;
-        cfg.stream = stream;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
+        const cudaLaunchConfig_t cfg =
+            tetra_cluster_y_config(attr, (unsigned)splits, grid, dim3(SK_THREADS), SK_SMEM_BYTES, stream);
         TETRA_CUDA_TRY(cudaLaunchKernelEx(&cfg, skinny_wgmma_kernel<BF16>, prm));
         TETRA_LAUNCH_CHECK();
         return TETRA_OK;
