@@ -72,17 +72,17 @@ cudaError_t tetra_launch_dependent(void (*kernel)(P), dim3 grid, dim3 block, cud
     return cudaLaunchKernelEx(&cfg, kernel, prm);
 }
 
-/* A launch configuration for thread-block clusters of `s` CTAs along y (the grid's y a
- * multiple of s): attr[0] of the caller's array holds the cluster dimension and numAttrs is 1
- * (a caller may add attr[1] and raise it). Used by the split-K kernels whose splits share a
- * cluster (the GEMV's cluster-K, the skinny GEMM). */
-static inline cudaLaunchConfig_t tetra_cluster_y_config(cudaLaunchAttribute *attr, unsigned s, dim3 grid, dim3 block,
-                                                        size_t smem, cudaStream_t stream) {
+/* A launch configuration for thread-block clusters of shape `cluster` (the grid a multiple
+ * of it): attr[0] of the caller's array (alive until the launch) holds the cluster dimension
+ * and numAttrs is 1 (a caller may add attr[1] and raise it). Used by every cluster launch:
+ * the wgmma-T GEMMs (2 CTAs along x), the GEMV's cluster-K and the skinny GEMM (splits along y). */
+static inline cudaLaunchConfig_t tetra_cluster_config(cudaLaunchAttribute *attr, dim3 cluster, dim3 grid, dim3 block,
+                                                      size_t smem, cudaStream_t stream) {
     cudaLaunchConfig_t cfg = {};
     attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = 1;
-    attr[0].val.clusterDim.y = s;
-    attr[0].val.clusterDim.z = 1;
+    attr[0].val.clusterDim.x = cluster.x;
+    attr[0].val.clusterDim.y = cluster.y;
+    attr[0].val.clusterDim.z = cluster.z;
     cfg.gridDim = grid;
     cfg.blockDim = block;
     cfg.dynamicSmemBytes = smem;

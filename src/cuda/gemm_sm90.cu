@@ -2480,18 +2480,7 @@ static unsigned grid_x_t(int64_t n) {
  * caller's) must live until the launch. */
 static cudaLaunchConfig_t cluster_launch_config(cudaLaunchAttribute (&attr)[1], dim3 grid, int smem_bytes,
                                                 cudaStream_t stream) {
-    cudaLaunchConfig_t lc = {};
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = T_CLUSTER;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    lc.gridDim = grid;
-    lc.blockDim = dim3(W_THREADS);
-    lc.dynamicSmemBytes = (size_t)smem_bytes;
-    lc.stream = stream;
-    lc.attrs = attr;
-    lc.numAttrs = 1;
-    return lc;
+    return tetra_cluster_config(attr, dim3(T_CLUSTER, 1, 1), grid, dim3(W_THREADS), (size_t)smem_bytes, stream);
 }
 
 /* Once per device (checked, resident: the calling launcher's statics, so per kernel): the

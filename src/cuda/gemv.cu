@@ -1054,7 +1054,7 @@ template <int XK, bool IL> int ck_plan(int nseg, int64_t n, int64_t batch, const
     if (!tetra_done_on(s_checked[S], dev)) {
         cudaLaunchAttribute attr[1];
         const cudaLaunchConfig_t cfg =
-            tetra_cluster_y_config(attr, (unsigned)S, dim3(1, (unsigned)S, 1), dim3(GEMV_THREADS), 0, 0);
+            tetra_cluster_config(attr, dim3(1, (unsigned)S, 1), dim3(1, (unsigned)S, 1), dim3(GEMV_THREADS), 0, 0);
         int nc = 0;
         if (cudaOccupancyMaxActiveClusters(&nc, kernel, &cfg) != cudaSuccess) {
             (void)cudaGetLastError();
@@ -1077,8 +1077,9 @@ tetra_status launch_ck(gemv_params &prm, const tetra_gemm_problem *p, int S) {
     prm.tag = 0;
     prm.splits = 4 * S;
     cudaLaunchAttribute attr[2];
-    cudaLaunchConfig_t cfg = tetra_cluster_y_config(attr, (unsigned)S, dim3((unsigned)tiles, (unsigned)S, (unsigned)p->batch),
-                                                    dim3(GEMV_THREADS), 0, TETRA_STREAM(p));
+    const dim3 grid((unsigned)tiles, (unsigned)S, (unsigned)p->batch);
+    cudaLaunchConfig_t cfg =
+        tetra_cluster_config(attr, dim3(1, (unsigned)S, 1), grid, dim3(GEMV_THREADS), 0, TETRA_STREAM(p));
     if (p->pdl) {
         attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
         attr[1].val.programmaticStreamSerializationAllowed = 1;

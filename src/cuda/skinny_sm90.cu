@@ -612,7 +612,7 @@ template <bool BF16> int skinny_cluster_slots(int device, int s) {
                                         1) == cudaSuccess)) {
         cudaLaunchAttribute attr[1];
         const cudaLaunchConfig_t cfg =
-            tetra_cluster_y_config(attr, (unsigned)s, dim3(1, (unsigned)s, 1), dim3(SK_THREADS), SK_SMEM_BYTES, 0);
+            tetra_cluster_config(attr, dim3(1, (unsigned)s, 1), dim3(1, (unsigned)s, 1), dim3(SK_THREADS), SK_SMEM_BYTES, 0);
         if (cudaOccupancyMaxActiveClusters(&n, skinny_wgmma_kernel<BF16>, &cfg) != cudaSuccess) n = 0;
     }
     if (n <= 0) {
@@ -674,7 +674,7 @@ template <bool BF16> tetra_status launch_skinny(skinny_params &prm, const tetra_
     if (prm.cluster) { /* one launch: clusters (1, S, 1) reduce through DSMEM */
         cudaLaunchAttribute attr[1];
         const cudaLaunchConfig_t cfg =
-            tetra_cluster_y_config(attr, (unsigned)splits, grid, dim3(SK_THREADS), SK_SMEM_BYTES, stream);
+            tetra_cluster_config(attr, dim3(1, (unsigned)splits, 1), grid, dim3(SK_THREADS), SK_SMEM_BYTES, stream);
         TETRA_CUDA_TRY(cudaLaunchKernelEx(&cfg, skinny_wgmma_kernel<BF16>, prm));
         TETRA_LAUNCH_CHECK();
         return TETRA_OK;
