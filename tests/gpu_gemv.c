@@ -301,6 +301,8 @@ static int gate_packed(prob *p, const uint8_t *y, const char *what);
 /* gemv.cu (internal, for this test): cluster-K's piece count P for an unpinned fast-path
  * call of this shape on ctx now, 0 where the ordinary kernels run */
 int tetra_gemv_ck_pieces(tetra_context *ctx, int64_t n, int64_t k, int64_t batch, int w_interleaved, int x_dtype);
+/* gemv.cu (internal): clusters of S cluster-K CTAs resident at once on the current device */
+int tetra_gemv_ck_resident_clusters(int S);
 
 /* Whether cluster-K must be taken here: mode 2 (TETRA_GEMV_CK=0/1/2, else the build's
  * TETRA_GEMV_CLUSTER_K) on an sm_90+ device; in mode 1 (AUTO) it is taken where its rule says,
@@ -624,6 +626,11 @@ static void run_ck_cases(tetra_context *ctx) {
         g_ck_expected = mode == 2 && g_sm90;
         printf("gpu_gemv: cluster-K mode %d (%s)\n", mode,
                g_ck_expected ? "everywhere: must be taken" : mode == 1 && g_sm90 ? "AUTO: where its rule says" : "off or not sm_90+");
+        if (g_sm90) { /* a log line, no check: cluster residency per S (session 16's open question) */
+            printf("gpu_gemv: cluster-K clusters resident at once, S = 1..16:");
+            for (int S = 1; S <= 16; S++) printf(" %d", tetra_gemv_ck_resident_clusters(S));
+            printf("\n");
+        }
         const tcase ck[] = {
             {"ck 1x768x6144", 1, 768, 6144, 1, BF, SWZ, LIN, BF, 0, 1.0f, 0, 0, G},
             {"ck 5x2048x6144 fp16", 5, 2048, 6144, 1, H, LIN, LIN, F32, 1 + TETRA_DTYPE_BF16, 0.5f, 0, 0, G},

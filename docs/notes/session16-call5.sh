@@ -17,6 +17,9 @@ bld build-main "" & bld build-ck0 -DTETRA_GEMV_CLUSTER_K=0 & wait
 echo "builds: $(tail -qn1 $R/logs/build-*.log | tr '\n' ' ') at $(el) s"
 timeout 100 ctest --test-dir build-main -R 'gpu_gemv$|gpu_gemv_ck' -j2 --output-on-failure > $R/logs/ctest-gemv.log 2>&1; echo "ctest rc=$? at $(el) s"
 grep -E "tests passed|Failed" $R/logs/ctest-gemv.log
+# cluster residency per S (run 78's candidate for the S = 4 / 512-CTA loss: fewer than 128
+# resident 4-CTA clusters would make a second wave); printed by gpu_gemv since 2e5b3b6+
+TETRA_GEMV_TEST_ONLY=ck timeout 60 build-main/tests/gpu_gemv > $R/logs/gemv-ck-only.log 2>&1; grep -E "mode|resident|checks passed" $R/logs/gemv-ck-only.log
 export TETRA_COMMIT=$C_MAIN
 timeout $(( B - $(el) - 5 )) build-main/tetra bench --a tetra-gemm --b tetra-gemm --lib-b build-ck0/libtetra.so --shape 1x14336x4096,16x14336x4096,1x7168x2048x4,1x768x6144,16x28672x8192 --blocks 6 --no-replicate --graph-below-us 400 --out $R/results/ck-refit-ab.json > $R/logs/ck-refit-ab.log 2>&1
 echo "bench rc=$? at $(el) s"; grep -E "^[0-9]+x" $R/logs/ck-refit-ab.log | cut -c1-150

@@ -1279,6 +1279,33 @@ extern "C" int tetra_gemv_ck_pieces(tetra_context *ctx, int64_t n, int64_t k, in
     return 4 * S;
 }
 
+/* How many clusters of S CTAs of the cluster-K kernel (BF16 X, standard W) the device keeps
+ * resident at once (cudaOccupancyMaxActiveClusters; 0 if the query fails or the kernel has
+ * no sm_90 code here). For the tests' log: run 78's candidate for cluster-K's loss at S = 4
+ * with 512 CTAs is fewer resident clusters than the grid holds. Not a public entry point. */
+extern "C" int tetra_gemv_ck_resident_clusters(int S) {
+    if (S < 1 || S > GEMV_CK_MAX_S) return 0;
+    void (*kernel)(gemv_params) = gemv_nvfp4_mma<X_BF16, false, true>;
+    cudaFuncAttributes fa;
+    if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess || fa.ptxVersion < 90) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (S > 8 && cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t cfg =
+        tetra_cluster_config(attr, dim3(1, (unsigned)S, 1), dim3(1, (unsigned)S, 1), dim3(GEMV_THREADS), 0, 0);
+    int nc = 0;
+    if (cudaOccupancyMaxActiveClusters(&nc, kernel, &cfg) != cudaSuccess) {
+        (void)cudaGetLastError();
+        nc = 0;
+    }
+    return nc;
+}
+
 /* The copy-only probe on an interleaved W of `batch` x [n, k] (tetra_convert_weights'
  * output, batch stride tetra_nvfp4_interleaved_bytes), with the grid the BF16-X kernel gets
  * under its automatic split rule, or splits_pin splits (1..segments; 0 = the rule);
