@@ -73,7 +73,7 @@
 #define TETRA_GEMV_PDL_REDUCE 1
 #endif
 /* Cluster-K (gemv_nvfp4_mma<XK, IL, true>: 32-row CTAs, split-K reduced in the cluster's
- * shared memory; sm_90+): 0 never; 1 (default) where ck_auto_takes says so (run 78); 2
+ * shared memory; sm_90+): 0 never; 1 (default) where ck_auto_takes says so (runs 78-79); 2
  * wherever it can run (tests). TETRA_GEMV_CK=0 / 1 / 2 in the environment overrides it (read
  * once per process). Same bits as the ordinary kernel pinned at the same piece count (notes:
  * gemv.md, session 16; CMake: TETRA_GEMV_CLUSTER_K). */
@@ -1018,6 +1018,21 @@ static bool ck_auto_takes(int nseg, int S, int64_t tiles, int64_t batch, int sms
     return nseg / (4 * S) >= 12 || tiles * S * batch <= 3 * (int64_t)sms;
 }
 
+/* Clusters of S CTAs of a cluster-K kernel the current device keeps resident at once
+ * (cudaOccupancyMaxActiveClusters; 0 if the query fails). S > 8 needs the kernel's
+ * non-portable cluster opt-in first. */
+static int ck_resident_clusters(void (*kernel)(gemv_params), int S) {
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t cfg =
+        tetra_cluster_config(attr, dim3(1, (unsigned)S, 1), dim3(1, (unsigned)S, 1), dim3(GEMV_THREADS), 0, 0);
+    int nc = 0;
+    if (cudaOccupancyMaxActiveClusters(&nc, kernel, &cfg) != cudaSuccess) {
+        (void)cudaGetLastError();
+        nc = 0;
+    }
+    return nc;
+}
+
 /* S (CTAs per cluster) when a problem of nseg segments, N rows and L batches takes cluster-K
  * on this context's device, else 0: the mode is on (AUTO: and ck_auto_takes), an sm_90+ device, the kernel compiled
  * for sm_90+ (cudaFuncAttributes.ptxVersion: a compute_80 JIT or sm_80 image has no cluster
@@ -1052,15 +1067,7 @@ template <int XK, bool IL> int ck_plan(int nseg, int64_t n, int64_t batch, const
     static std::atomic<unsigned long long> s_checked[GEMV_CK_MAX_S + 1];
     static int resident[GEMV_CK_MAX_S + 1][64];
     if (!tetra_done_on(s_checked[S], dev)) {
-        cudaLaunchAttribute attr[1];
-        const cudaLaunchConfig_t cfg =
-            tetra_cluster_config(attr, dim3(1, (unsigned)S, 1), dim3(1, (unsigned)S, 1), dim3(GEMV_THREADS), 0, 0);
-        int nc = 0;
-        if (cudaOccupancyMaxActiveClusters(&nc, kernel, &cfg) != cudaSuccess) {
-            (void)cudaGetLastError();
-            nc = 0;
-        }
-        resident[S][dev] = nc;
+        resident[S][dev] = ck_resident_clusters(kernel, S);
         tetra_mark_done(s_checked[S], dev);
     }
     return resident[S][dev] > 0 ? S : 0;
@@ -1295,15 +1302,7 @@ extern "C" int tetra_gemv_ck_resident_clusters(int S) {
         (void)cudaGetLastError();
         return 0;
     }
-    cudaLaunchAttribute attr[1];
-    const cudaLaunchConfig_t cfg =
-        tetra_cluster_config(attr, dim3(1, (unsigned)S, 1), dim3(1, (unsigned)S, 1), dim3(GEMV_THREADS), 0, 0);
-    int nc = 0;
-    if (cudaOccupancyMaxActiveClusters(&nc, kernel, &cfg) != cudaSuccess) {
-        (void)cudaGetLastError();
-        nc = 0;
-    }
-    return nc;
+    return ck_resident_clusters(kernel, S);
 }
 
 /* The copy-only probe on an interleaved W of `batch` x [n, k] (tetra_convert_weights'
