@@ -29,7 +29,9 @@ static const tune_config k_configs[] = {
     {TETRA_PATH_WGMMA, 256, 2}, {TETRA_PATH_WGMMA, 256, 4}, {TETRA_PATH_WGMMA, 64, 0},
     {TETRA_PATH_WGMMA, 128, 0}, {TETRA_PATH_WGMMA, 256, 0}, {TETRA_PATH_WGMMA_T, 256, 0},
     {TETRA_PATH_WGMMA_T, 256, 2}, {TETRA_PATH_WGMMA_T, 256, 4}, {TETRA_PATH_WGMMA_T, 64, 0},
-    {TETRA_PATH_WGMMA_T, 128, 0},
+    {TETRA_PATH_WGMMA_T, 128, 0}, {TETRA_PATH_WGMMA_T, 64, 1},  {TETRA_PATH_WGMMA_T, 64, 4},
+    {TETRA_PATH_WGMMA_T, 64, 8},  {TETRA_PATH_WGMMA_T, 64, 16}, {TETRA_PATH_WGMMA_T, 128, 1},
+    {TETRA_PATH_WGMMA_T, 128, 4}, {TETRA_PATH_WGMMA_T, 128, 8},
 };
 /* A table entry names one of the configurations whose split count is the kernel's own rule
  * (splits 0): that rule follows the tile count and K of the shape being dispatched, so an
