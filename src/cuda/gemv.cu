@@ -943,22 +943,27 @@ int64_t gemv_auto_splits(int64_t nseg, int64_t tiles, int64_t batch, int sms, in
  * P <= nseg / 2, i.e. 2 segments per warp where nseg / 2 is a multiple of 4 (there it is the
  * smallest S with P >= nseg / 2); never more than nseg / 2 pieces, the ordinary kernel's
  * limit on a pinned split count, so that every cluster-K launch has a bit-identical twin
- * (opts.splits = P). Then lowered while the grid ceil(N / 32) * S * L exceeds one wave (sms *
- * occ), to at least 1 (S = 1: the cluster is the CTA; 4 pieces reduced in its own shared
- * memory). The caller takes cluster-K only for nseg >= 8 (P = 4 needs 2 segments a piece).
+ * (opts.splits = P). Then lowered, to at least 1 (S = 1: the cluster is the CTA; 4 pieces
+ * reduced in its own shared memory), while the grid ceil(N / 32) * S * L exceeds one wave
+ * (sms * occ) or its ceil(N / 32) * L clusters exceed the clusters of S the device keeps
+ * resident at once (resident[S]): clusters of S CTAs must share a GPC, so fewer of them fit
+ * than sms * occ / S (H200, S = 1..16: 528 264 163 124 94 79 69 62 51 44 37 37 30 30 28 28,
+ * run 80), and a grid of one more cluster runs a second wave (run 78: 128 clusters of 4
+ * against 124 resident, 1.18 / 1.20x the ordinary kernels' time). The caller takes
+ * cluster-K only for nseg >= 8 (P = 4 needs 2 segments a piece).
  * On an H200 (132 SMs x 4 CTAs = 528), L = 1, N x K:
  *     768 x 6144   nseg 48:  24 tiles, S = 6,       P = 24, 2 segments per warp,   144 CTAs
  *    2048 x 6144   nseg 48:  64 tiles, S = 6,       P = 24, 2,                     384 CTAs
- *    4096 x 4096   nseg 32: 128 tiles, S = 4,       P = 16, 2,                     512 CTAs
+ *    4096 x 4096   nseg 32: 128 tiles, S = 4 -> 3,  P = 12, 2-3,                   384 CTAs
  *    4096 x 2048   nseg 16: 128 tiles, S = 2,       P = 8,  2,                     256 CTAs
- *    4096 x 14336  nseg 112: 128 tiles, S = 14 -> 4, P = 16, 7,                    512 CTAs
+ *    4096 x 14336  nseg 112: 128 tiles, S = 14 -> 3, P = 12, 9-10,                 384 CTAs
  *   14336 x 4096   nseg 32: 448 tiles, S = 4 -> 1,  P = 4,  8,                     448 CTAs
  *   28672 x 8192   nseg 64: 896 tiles, S = 8 -> 1,  P = 4,  16,                    896 CTAs (1.7 waves)
  * (the ordinary kernel at the first two: 6 / 16 tiles x 16 splits, 3 segments per warp) */
-int gemv_ck_splits(int64_t nseg, int64_t tiles, int64_t batch, int sms, int occ, int max_s) {
+int gemv_ck_splits(int64_t nseg, int64_t tiles, int64_t batch, int sms, int occ, int max_s, const int *resident) {
     int64_t s = nseg / 2 / 4;
     if (s > max_s) s = max_s;
-    while (s > 1 && tiles * s * batch > (int64_t)sms * occ) s--;
+    while (s > 1 && (tiles * s * batch > (int64_t)sms * occ || tiles * batch > resident[s])) s--;
     return s < 1 ? 1 : (int)s;
 }
 
@@ -1038,7 +1043,8 @@ static int ck_resident_clusters(void (*kernel)(gemv_params), int S) {
  * for sm_90+ (cudaFuncAttributes.ptxVersion: a compute_80 JIT or sm_80 image has no cluster
  * code, and its CK kernel is empty), nseg >= 8, and the device can keep one cluster of S
  * resident (cudaOccupancyMaxActiveClusters; else the ordinary path). The attribute queries,
- * the non-portable cluster opt-in (S > 8) and the resident check run once per device (and S). */
+ * the non-portable cluster opt-in (S > 8) and the resident-cluster counts for every S (the
+ * split rule's second-wave check) run once per device. */
 template <int XK, bool IL> int ck_plan(int nseg, int64_t n, int64_t batch, const tetra_context *ctx) {
     const int mode = gemv_ck_mode();
     if (!mode || ctx->sm_major < 9 || nseg < 8) return 0;
@@ -1047,6 +1053,7 @@ template <int XK, bool IL> int ck_plan(int nseg, int64_t n, int64_t batch, const
     void (*kernel)(gemv_params) = gemv_nvfp4_mma<XK, IL, true>;
     static std::atomic<unsigned long long> checked{0};
     static int occ[64], max_s[64]; /* occ 0: cluster-K does not run on this device */
+    static int resident[64][GEMV_CK_MAX_S + 1];
     if (!tetra_done_on(checked, dev)) {
         cudaFuncAttributes fa;
         int o = 0, ms = 8;
@@ -1056,21 +1063,17 @@ template <int XK, bool IL> int ck_plan(int nseg, int64_t n, int64_t batch, const
         if (o > 0 && cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess)
             ms = GEMV_CK_MAX_S;
         (void)cudaGetLastError(); /* a failed query only means: the ordinary path, or S <= 8 */
+        resident[dev][0] = 0;
+        for (int S = 1; S <= GEMV_CK_MAX_S; S++) resident[dev][S] = o > 0 && S <= ms ? ck_resident_clusters(kernel, S) : 0;
         occ[dev] = o;
         max_s[dev] = ms;
         tetra_mark_done(checked, dev);
     }
     if (occ[dev] < 1) return 0;
     const int64_t tiles = (n + GEMV_ROWS_PER_WARP - 1) / GEMV_ROWS_PER_WARP;
-    const int S = gemv_ck_splits(nseg, tiles, batch, ctx->sms, occ[dev], max_s[dev]);
+    const int S = gemv_ck_splits(nseg, tiles, batch, ctx->sms, occ[dev], max_s[dev], resident[dev]);
     if (mode == 1 && !ck_auto_takes(nseg, S, tiles, batch, ctx->sms)) return 0;
-    static std::atomic<unsigned long long> s_checked[GEMV_CK_MAX_S + 1];
-    static int resident[GEMV_CK_MAX_S + 1][64];
-    if (!tetra_done_on(s_checked[S], dev)) {
-        resident[S][dev] = ck_resident_clusters(kernel, S);
-        tetra_mark_done(s_checked[S], dev);
-    }
-    return resident[S][dev] > 0 ? S : 0;
+    return resident[dev][S] > 0 ? S : 0;
 }
 
 /* The cluster-K launch (S from ck_plan): grid (ceil(N / 32), S, L), clusters (1, S, 1); a
