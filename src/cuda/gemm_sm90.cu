@@ -160,14 +160,6 @@ __device__ __forceinline__ cta_split cta_split_of(const sm90_params &p) {
     return c;
 }
 
-/* A split-K grid whose partials the reduce kernel sums (splits > 1 and no in-kernel tail):
- * that kernel is this grid's programmatic dependent, so let it be scheduled now. It is placed
- * only where this grid leaves room (once every CTA of it is resident or done) and waits in
- * griddepcontrol.wait for this grid's completion and memory before its first load. */
-__device__ __forceinline__ void reduce_may_start(const sm90_params &p) {
-    if (p.splits > 1 && !p.counters) tetra_pdl_trigger();
-}
-
 /* ---- mbarriers, by 32-bit shared address (computed once per kernel: generic pointers
  * made ptxas re-derive the aligned shared base, S2UR + 64-bit rounding, every K-tile) */
 __device__ __forceinline__ void mbar_init(uint32_t bar, unsigned count) {
@@ -851,7 +843,6 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constan
     const int n0 = blockIdx.x * C::BN, m0 = blockIdx.y * BM;
     const cta_split cs = cta_split_of(p);
     const int l = cs.l, split = cs.split, kt0 = cs.kt0, nk = cs.nk;
-    reduce_may_start(p);
     /* the warpgroup index through a shuffle, so that ptxas knows it is warp-uniform and
      * keeps the wgmma descriptors derived from it in uniform registers (no R2UR per wgmma) */
     const int wg = __shfl_sync(0xFFFFFFFFu, (int)(threadIdx.x / 128), 0), lane = threadIdx.x % 32;
@@ -1016,7 +1007,6 @@ __device__ __forceinline__ void splitk_store(const sm90_params &p, float scale, 
  * 32-bit index math (M * N < 2^31, checked by prepare_sm90): the 64-bit divisions it
  * replaces were three calls to a division routine per output. */
 __global__ void gemm_wgmma_splitk_reduce(const sm90_params p) {
-    tetra_pdl_wait(); /* launched as the GEMM's programmatic dependent: its partials first */
     const uint32_t mn = (uint32_t)p.m * (uint32_t)p.n, n = (uint32_t)p.n;
     const int l = (int)blockIdx.y;
     const float scale = tetra_gemm_scale(p.alpha, NULL, p.gb);
@@ -1265,7 +1255,6 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     const int n0 = blockIdx.x * C::BN, m0 = blockIdx.y * BT;
     const cta_split cs = cta_split_of(p);
     const int l = cs.l, split = cs.split, kt0 = cs.kt0, nk = cs.nk;
-    reduce_may_start(p);
     const int wg = __shfl_sync(0xFFFFFFFFu, (int)(threadIdx.x / 128), 0), lane = threadIdx.x % 32;
     const uint32_t cta_rank = cluster_ctarank(); /* 0 or 1 in the pair */
 #ifdef TETRA_GEMM_DIAG
@@ -1917,7 +1906,6 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     const int n0 = blockIdx.x * C::BN, m0 = blockIdx.y * BT;
     const cta_split cs = cta_split_of(p);
     const int l = cs.l, split = cs.split, kt0 = cs.kt0, nk = cs.nk;
-    reduce_may_start(p);
     const int wg = __shfl_sync(0xFFFFFFFFu, (int)(threadIdx.x / 128), 0), lane = threadIdx.x % 32;
     const uint32_t warp = __shfl_sync(0xFFFFFFFFu, (threadIdx.x % 128) / 32, 0);
     const uint32_t cta_rank = cluster_ctarank();
@@ -2198,8 +2186,7 @@ static tetra_status launch_splitk_reduce(const sm90_params &prm, cudaStream_t st
     const int64_t mn = (int64_t)prm.m * prm.n;
     int64_t blocks = (mn + 255) / 256;
     if (blocks > 4096) blocks = 4096;
-    TETRA_CUDA_TRY(tetra_launch_dependent(gemm_wgmma_splitk_reduce, dim3((unsigned)blocks, (unsigned)prm.batch),
-                                          dim3(256), stream, prm));
+    gemm_wgmma_splitk_reduce<<<dim3((unsigned)blocks, (unsigned)prm.batch), 256, 0, stream>>>(prm);
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
 }

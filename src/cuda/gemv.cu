@@ -959,7 +959,8 @@ int64_t gemv_auto_splits(int64_t nseg, int64_t tiles, int64_t batch, int sms, in
  *    4096 x 14336  nseg 112: 128 tiles, S = 14 -> 3, P = 12, 9-10,                 384 CTAs
  *   14336 x 4096   nseg 32: 448 tiles, S = 4 -> 1,  P = 4,  8,                     448 CTAs
  *   28672 x 8192   nseg 64: 896 tiles, S = 8 -> 1,  P = 4,  16,                    896 CTAs (1.7 waves)
- * (the ordinary kernel at the first two: 6 / 16 tiles x 16 splits, 3 segments per warp) */
+ * (the ordinary kernel at the first two: 6 / 16 tiles x 16 splits, 3 segments per warp;
+ * AUTO leaves both 4096-row shapes to the ordinary kernels: ck_auto_takes) */
 int gemv_ck_splits(int64_t nseg, int64_t tiles, int64_t batch, int sms, int occ, int max_s, const int *resident) {
     int64_t s = nseg / 2 / 4;
     if (s > max_s) s = max_s;
@@ -1009,18 +1010,22 @@ int gemv_ck_mode() {
     return mode;
 }
 
-/* AUTO's rule: cluster-K where its warps each stream at least 12 segments (nseg / P >= 12) or
- * its grid holds at most 3 CTAs per SM. Fitted to run 79 (one process, cluster-K time over the
- * ordinary kernels', truncated, at M = 1 / 8 / 16): taken at 768x6144 (0.85 / 0.86 / 0.89),
- * 2048x6144 (0.95 / 1.01 / 1.10), 4096x2048 (0.89, M = 16 0.96), 28672x8192 (0.94 / 0.97 /
- * 0.92), 7168x16384 (0.96 / 0.92 / 1.04), 4096x7168 L = 8 (M = 1 0.93); left out where it lost:
- * 4096x4096 and 4096x14336 (S = 4, 512 CTAs: 1.18 / 1.20 at M = 1 in run 78), 14336x4096 (8
- * segments a warp: 0.97 / 1.00 / 1.10), 7168x2048 L = 4 (4 segments: M = 1 1.07). Why is not
- * measured. At M = 16 its 32-row tiles read X four times as often as the ordinary 128-row
- * ones: a candidate for the M = 16 losses. Depends on N, K, L and the device only (batch
- * invariance). */
+/* AUTO's rule: cluster-K where its warps each stream at least 12 segments (nseg / P >= 12),
+ * or where its grid holds at most 3 CTAs per SM and every piece has the same whole number of
+ * segments (nseg % P == 0). Fitted to run 79 (one process, cluster-K time over the ordinary
+ * kernels', truncated, at M = 1 / 8 / 16): taken at 768x6144 (0.85 / 0.86 / 0.89), 2048x6144
+ * (0.95 / 1.01 / 1.10), 4096x2048 (0.89, M = 16 0.96), 28672x8192 (0.94 / 0.97 / 0.92),
+ * 7168x16384 (0.96 / 0.92 / 1.04), 4096x7168 L = 8 (M = 1 0.93); left out where it lost:
+ * 14336x4096 (8 segments a warp: 0.97 / 1.00 / 1.10), 7168x2048 L = 4 (4 segments: M = 1
+ * 1.07), and 4096x4096 / 4096x14336: at S = 4 (a second wave of clusters) 1.18 / 1.20 at M = 1
+ * (run 78); at S = 3 (one wave, pieces of 2-3 and 9-10 segments) still 1.019 / 1.066 at
+ * M = 1, 1.049 / 1.162 at M = 8 / 16 (x 14336), 1.232 at 16 x 4096 (run 81). Why the
+ * one-wave S = 3 grid loses is not measured. At M = 16 its 32-row tiles read X four times as often as the
+ * ordinary 128-row ones: a candidate for the M = 16 losses. Depends on N, K, L and the device
+ * only (batch invariance). */
 static bool ck_auto_takes(int nseg, int S, int64_t tiles, int64_t batch, int sms) {
-    return nseg / (4 * S) >= 12 || tiles * S * batch <= 3 * (int64_t)sms;
+    const int P = 4 * S;
+    return nseg / P >= 12 || (tiles * S * batch <= 3 * (int64_t)sms && nseg % P == 0);
 }
 
 /* Clusters of S CTAs of a cluster-K kernel the current device keeps resident at once
