@@ -299,6 +299,65 @@ TETRA_HD unsigned tetra_e2m1_code_nonneg(float q) {
     return tetra_bits_of(TETRA_FADD(c, tetra_float_of(mb))) - mb + (mb >> 22) - 298u;
 }
 
+/* ------------------------------------------------------------------------------------
+ * TETRA_SCALE_FRAGMENT_128X64 (docs/notes/fragment-layout.md): prepared weights for the
+ * Hopper wgmma-T GEMM (v7), whose consumer threads dequantize wgmma's register A fragment.
+ * Values: a byte matrix of pad128(rows) rows x pad64(K) / 2 bytes (row pitch pad64(K) / 2),
+ * the same shape as a standard NVFP4 matrix of the padded size, but inside every block of
+ * 128 rows x 32 bytes (128 rows x 64 K) the 4096 bytes are the K-tile's wgmma fragments:
+ * block byte 32 * R + c (block row R, byte c) = tile byte o, with
+ *   o = 2048 * wg + 512 * w + 16 * lane + 4 * s,   for element (n, k) of the block:
+ *   r = n % 128, wg = r / 64, w = (r % 64) / 16, g = r % 8, lane = 4 * g + t,
+ *   kk = k % 64, s = kk / 16 (k16 step), t = (kk % 8) / 2,
+ *   slot j = 2 * ((kk % 16) / 8) + (r % 16) / 8   (wgmma register j of step s),
+ *   the even k of a pair in the word's low half, the odd k in its high half (+16 bits).
+ * So the thread (warpgroup wg, warp w, lane) reads its whole K-tile with one 16-byte load
+ * at o, word s being k16 step s. An element's 4-bit code (bit 3 sign, bits 2..0 e1 e0 m)
+ * is scattered over the word so that slot j's BF16 pattern (magnitude at bits 6..8, sign
+ * at 15, as the standard path's e2m1x2_bits makes it) comes out of one to four
+ * instructions: slot 0 = x & 0x81C081C0, slot 1 = (x << 3) & .., slot 2 = (x << 6) & ..,
+ * slot 3 = ((x >> 7) & 0x00D800D8) * 0x821 & ..; bit of m, e0, e1, sign (low half):
+ *   slot 0: 6, 7, 8, 15;  slot 1: 3, 4, 5, 12;  slot 2: 0, 1, 2, 9;  slot 3: 13, 14, 10, 11.
+ * Padding (n >= rows or k >= K) holds code 0. Scales: `scales` in TETRA_SCALE_SWIZZLED_128X4
+ * (rows padded to 128, K / 16 to 4), unchanged. */
+enum { TETRA_FRAG_ROWS = 128, TETRA_FRAG_K = 64 };
+
+TETRA_HD int64_t tetra_frag_padded_rows(int64_t rows) { return (rows + TETRA_FRAG_ROWS - 1) / TETRA_FRAG_ROWS * TETRA_FRAG_ROWS; }
+TETRA_HD int64_t tetra_frag_padded_k(int64_t k) { return (k + TETRA_FRAG_K - 1) / TETRA_FRAG_K * TETRA_FRAG_K; }
+/* Value bytes of one batch (the batch stride). */
+TETRA_HD int64_t tetra_frag_batch_bytes(int64_t rows, int64_t k) {
+    return tetra_frag_padded_rows(rows) * (tetra_frag_padded_k(k) / 2);
+}
+
+/* Byte offset, in one batch of a K-column matrix, of the 32-bit word holding element (n, k). */
+TETRA_HD int64_t tetra_frag_word_offset(int64_t n, int64_t k, int64_t kcols) {
+    const int64_t r = n % 128, kk = k % 64, lane = 4 * (r % 8) + (kk % 8) / 2;
+    const int64_t o = 2048 * (r / 64) + 512 * ((r % 64) / 16) + 16 * lane + 4 * (kk / 16);
+    return (n - r + o / 32) * (tetra_frag_padded_k(kcols) / 2) + (k / 64) * 32 + o % 32;
+}
+
+/* Bit (0..31) of the word at which bit b (0 m, 1 e0, 2 e1, 3 sign) of element (n, k)'s code sits. */
+TETRA_HD unsigned tetra_frag_bit(int64_t n, int64_t k, unsigned b) {
+    /* [slot][b] */
+    const unsigned char pos[4][4] = {{6, 7, 8, 15}, {3, 4, 5, 12}, {0, 1, 2, 9}, {13, 14, 10, 11}};
+    const unsigned j = (unsigned)(2 * ((k % 16) / 8) + (n % 16) / 8);
+    return pos[j][b] + 16u * (unsigned)(k % 2);
+}
+
+/* Element (n, k)'s 4-bit code from its word / into its word (other bits kept). */
+TETRA_HD unsigned tetra_frag_get(uint32_t word, int64_t n, int64_t k) {
+    unsigned c = 0;
+    for (unsigned b = 0; b < 4; b++) c |= ((word >> tetra_frag_bit(n, k, b)) & 1u) << b;
+    return c;
+}
+TETRA_HD uint32_t tetra_frag_put(uint32_t word, int64_t n, int64_t k, unsigned code) {
+    for (unsigned b = 0; b < 4; b++) {
+        const unsigned bit = tetra_frag_bit(n, k, b);
+        word = (word & ~(1u << bit)) | (((code >> b) & 1u) << bit);
+    }
+    return word;
+}
+
 /* Unsigned E4M3 code of x >= 0 (not NaN; +Inf allowed): equals tetra_ue4m3_from_float(x).
  * Subnormal range: adding 2^14 rounds to the 2^-9 grid (RNE) and leaves the count in the
  * low bits. Normal range: integer RNE of the FP32 bits at mantissa bit 20, rebias the
