@@ -73,7 +73,9 @@ typedef enum tetra_scale_layout {
      * reference paths, batch_invariant 0). data holds everything: scales must be NULL and
      * ld, batch_stride, scale_ld, scale_batch_stride 0; data 16-byte aligned and
      * tetra_nvfp4_interleaved_bytes(rows, K) * L bytes (batch l at l times that). */
-    TETRA_SCALE_INTERLEAVED_32X128 = 2
+    TETRA_SCALE_INTERLEAVED_32X128 = 2,
+    /* Prepared weights for the Hopper wgmma-T GEMM (docs/notes/fragment-layout.md). */
+    TETRA_SCALE_FRAGMENT_128X64 = 3
 } tetra_scale_layout;
 
 /*

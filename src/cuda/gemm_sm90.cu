@@ -132,6 +132,7 @@ struct sm90_params {
     unsigned long long *counters;
     unsigned long long tag;
     int diag; /* TETRA_GEMM_DIAG builds only: 1 no dequant, 3 no scale loads, 4 = 1+3 */
+    int frag; /* B in TETRA_SCALE_FRAGMENT_128X64 (the launcher picks v7's FRAG instances) */
 #ifdef TETRA_GEMM_TRACE
     unsigned long long *trace; /* the BT-256 kernel's per-CTA clock trace (NULL: none), trace_stride words per CTA */
     long long trace_stride;
@@ -709,6 +710,38 @@ __device__ __forceinline__ void dequant_frag(uint32_t (&f)[16], uint32_t raw, ui
     }
 }
 
+/* One K-tile of this thread's wgmma A fragments from a TETRA_SCALE_FRAGMENT_128X64 stage
+ * (src/format/nvfp4_codec.h; docs/notes/fragment-layout.md): the thread's 16 bytes at `raw`
+ * are its four k16 steps, word s holding register j of step s in slot j, each code's bits
+ * placed so that slot j's BF16 pattern (the one e2m1x2_bits makes on the standard path) is
+ * x & M, (x << 3) & M, (x << 6) & M, or ((x >> 7) & 0x00D800D8) * 0x821 & M (the three
+ * shifted copies 0, 5 and 11 bits up land on disjoint bits). FP16 moves the BF16 pattern's
+ * magnitude 3 bits up ((p << 3) | p, masked). Same values, same block-scale multiply and
+ * the same wgmma order as dequant_frag: the outputs are bit-identical to the standard
+ * path's. No gather, no nibble split: run 80's probe of this instruction mix took 21% off
+ * v7's time at 64x28672x8192. */
+template <bool IS_BF16> __device__ __forceinline__ uint32_t frag_half2(uint32_t bf16_bits) {
+    if (IS_BF16) return bf16_bits;
+    return ((bf16_bits << 3) | bf16_bits) & 0x8E008E00u;
+}
+template <bool IS_BF16>
+__device__ __forceinline__ void dequant_frag_prepared(uint32_t (&f)[16], uint32_t raw, uint32_t sc0, uint32_t sc1,
+                                                      uint32_t sel) {
+    uint32_t spq[2][4];
+    scale_pairs_quad<IS_BF16>(lds32(sc0), lds32(sc1), sel & 3u, spq[0], spq[1]);
+    const uint4 v = lds128(raw);
+    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+    const uint32_t M = 0x81C081C0u;
+#pragma unroll
+    for (int s = 0; s < 4; s++) {
+        const uint32_t x = w[s];
+        f[4 * s + 0] = mul2<IS_BF16>(frag_half2<IS_BF16>(x & M), spq[0][s]);
+        f[4 * s + 1] = mul2<IS_BF16>(frag_half2<IS_BF16>((x << 3) & M), spq[1][s]);
+        f[4 * s + 2] = mul2<IS_BF16>(frag_half2<IS_BF16>((x << 6) & M), spq[0][s]);
+        f[4 * s + 3] = mul2<IS_BF16>(frag_half2<IS_BF16>(((x >> 7) & 0x00D800D8u) * 0x821u & M), spq[1][s]);
+    }
+}
+
 /* ---- the v7 epilogue (docs/notes/gemm-sm90.md, "v7 epilogue"): D^T's accumulators are
  * scaled, biased and rounded in registers, staged in the idle A ring as D's rows
  * ([token][n]: row m = token m0 + m, this CTA's 128 n), then copied out as 16-byte
@@ -1242,7 +1275,7 @@ __device__ __forceinline__ void store_tile_t(const float (&acc)[BT / 2], const s
  * and a stage is refilled only after the consumer warps of BOTH CTAs released it (each
  * warp arrives on its own CTA's aempty and, through mapa, on the peer's). A CTA past N
  * (grid x is rounded up to even) computes on zero-filled weights and stores nothing. */
-template <bool IS_BF16, int BT>
+template <bool IS_BF16, int BT, bool FRAG>
 __global__ void __launch_bounds__(W_THREADS, 1)
 gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
                     const sm90_params p) {
@@ -1297,7 +1330,8 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     const uint32_t warp = (threadIdx.x % 128) / 32, g = lane / 4, tq = lane % 4;
     /* this thread's weight rows within the CTA: r and r + 8 */
     const uint32_t r = 64 * (uint32_t)wg + 16 * warp + g;
-    const uint32_t raw_off = r * 32;
+    /* the raw stage: row r's 32 bytes, or (FRAG) this thread's 16 fragment bytes */
+    const uint32_t raw_off = FRAG ? 2048 * (uint32_t)wg + 512 * warp + 16 * lane : r * 32;
     const uint32_t sc_off0 = p.scale_bulk ? 16 * (r & 31) + 4 * (r >> 5) : 4 * r;
     const uint32_t sc_off1 = p.scale_bulk ? 16 * ((r + 8) & 31) + 4 * ((r + 8) >> 5) : 4 * (r + 8);
     const uint32_t sel = tq | ((tq + 4) << 4);
@@ -1314,7 +1348,10 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     auto load_frag = [&](uint32_t (&f)[16]) {
         mbar_wait(rfull + 8 * rr.slot, rr.phase);
         const uint32_t sc = sb + C::OFF_BSC + rr.slot * C::BSC_BYTES;
-        if (diag != 1 && diag != 4)
+        if (FRAG)
+            dequant_frag_prepared<IS_BF16>(f, sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off, sc + sc_off0,
+                                           sc + sc_off1, sel);
+        else if (diag != 1 && diag != 4)
             dequant_frag<IS_BF16>(f, sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off, sc + sc_off0,
                                   sc + sc_off1, sel);
         mbar_arrive(rempty + 8 * rr.slot); /* release: ordered after this thread's reads */
@@ -2234,12 +2271,17 @@ static tetra_status prepare_sm90(const tetra_gemm_problem *p, const char *name, 
         return tetra_fail(TETRA_ERR_UNSUPPORTED,
                           "%s: opts.splits = %d; at most %d and at most one split per %d-wide K tile", name, splits,
                           SPLIT_MAX, W_BK);
+    const bool frag = b->scale_layout == TETRA_SCALE_FRAGMENT_128X64;
+    /* FRAGMENT weights: the layout fixes the pitches. The TMA views them as a standard
+     * matrix of the padded size (pad128(N) rows of pad64(K) / 2 bytes), whose 128-row x
+     * 32-byte boxes are the K-tiles' fragment blocks; the scales are swizzled 128x4. */
+    const int64_t b_ld = frag ? tetra_frag_padded_k(p->k) : b->ld, b_rows = frag ? tetra_frag_padded_rows(p->n) : p->n;
     a_bs = p->batch > 1 ? a->batch_stride : p->m * a->ld;
-    b_bs = p->batch > 1 ? b->batch_stride : p->n * b->ld;
+    b_bs = frag ? b_rows * b_ld : p->batch > 1 ? b->batch_stride : p->n * b->ld;
     if (!tetra_aligned(a->data, 16) || a->ld % 8 || a_bs % 8)
         return tetra_fail(TETRA_ERR_UNSUPPORTED,
                           "%s: a needs 16-byte aligned data, ld and batch_stride multiples of 8 (TMA)", name);
-    if (!tetra_aligned(b->data, 16) || b->ld % 32 || b_bs % 32)
+    if (!tetra_aligned(b->data, 16) || b_ld % 32 || b_bs % 32)
         return tetra_fail(TETRA_ERR_UNSUPPORTED,
                           "%s: b needs 16-byte aligned data, ld and batch_stride multiples of 32 (TMA)", name);
     if (!kernel_built(p->ctx->device))
@@ -2251,8 +2293,8 @@ static tetra_status prepare_sm90(const tetra_gemm_problem *p, const char *name, 
         cuuint64_t dims_a[3] = {(cuuint64_t)p->k, (cuuint64_t)p->m, (cuuint64_t)p->batch};
         cuuint64_t strides_a[2] = {(cuuint64_t)a->ld * 2, (cuuint64_t)a_bs * 2};
         cuuint32_t box_a[3] = {W_BK, (cuuint32_t)box_rows_a, 1}, estr[3] = {1, 1, 1};
-        cuuint64_t dims_b[3] = {(cuuint64_t)p->k / 2, (cuuint64_t)p->n, (cuuint64_t)p->batch};
-        cuuint64_t strides_b[2] = {(cuuint64_t)b->ld / 2, (cuuint64_t)b_bs / 2};
+        cuuint64_t dims_b[3] = {(cuuint64_t)(frag ? b_ld : p->k) / 2, (cuuint64_t)b_rows, (cuuint64_t)p->batch};
+        cuuint64_t strides_b[2] = {(cuuint64_t)b_ld / 2, (cuuint64_t)b_bs / 2};
         cuuint32_t box_b[3] = {W_BK / 2, (cuuint32_t)box_rows_b, 1};
         cr = encode(tm_a, a->dtype == TETRA_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
                     3, (void *)a->data, dims_a, strides_a, box_a, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
@@ -2274,7 +2316,8 @@ static tetra_status prepare_sm90(const tetra_gemm_problem *p, const char *name, 
     prm->scale_ld = b->scale_ld;
     prm->scale_batch = p->batch > 1 ? b->scale_batch_stride : 0;
     prm->nkb = (int)(p->k / 16);
-    prm->swizzled = b->scale_layout == TETRA_SCALE_SWIZZLED_128X4;
+    prm->swizzled = b->scale_layout == TETRA_SCALE_SWIZZLED_128X4 || frag;
+    prm->frag = frag;
     prm->scale_bulk = prm->swizzled && tetra_aligned(b->scales, 16) && prm->scale_batch % 16 == 0;
     prm->scale_vec4 =
         tetra_aligned(b->scales, 4) && prm->scale_batch % 4 == 0 && (prm->swizzled || prm->scale_ld % 4 == 0);
@@ -2314,6 +2357,10 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
     CUtensorMap tm_a, tm_b;
     const wgmma_config cf = choose_config(p, p->ctx->sms);
     tetra_status st;
+
+    if (p->b.scale_layout == TETRA_SCALE_FRAGMENT_128X64)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: b in TETRA_SCALE_FRAGMENT_128X64 is read by the "
+                                                 "WGMMA_T path (and the reference path) only");
 
     if (cf.bm != 64 && cf.bm != 128 && cf.bm != 256)
         return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma GEMM: opts.tile_m = %d; this kernel has 64, 128 or 256",
@@ -2422,6 +2469,8 @@ static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
 static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
     wgmma_t_config c;
     c.bt = p->tile_m ? p->tile_m : p->batch_invariant ? 256 : p->m <= 64 ? 64 : p->m <= 128 ? 128 : 256;
+    /* FRAGMENT weights are read by v7 (BT 64 / 128) only: larger M runs 128-token tiles */
+    if (!p->tile_m && p->b.scale_layout == TETRA_SCALE_FRAGMENT_128X64 && c.bt > 128) c.bt = 128;
     c.splits = 1;
     if (p->splits) {
         c.splits = p->splits;
@@ -2566,9 +2615,10 @@ static tetra_status launch_ss_p(const CUtensorMap &tm_a, const CUtensorMap &tm_b
  * activation tile (grid x rounded up to even: the kernel's CTA past N stores nothing). */
 /* BT = 256 runs v10 (gemm_wgmma_t_ss_kernel: the transform stage, SS wgmmas), BT = 64 and
  * 128 run v7 (gemm_wgmma_t_kernel: RS wgmmas); the v7 kernel is not instantiated at 256. */
-template <bool IS_BF16, int BT>
+template <bool IS_BF16, int BT, bool FRAG>
 static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &prm,
                              const tetra_gemm_problem *p, cudaStream_t stream) {
+    static_assert(!(FRAG && BT == 256), "TETRA_SCALE_FRAGMENT_128X64 weights: v7 only (BT 64 / 128)");
     void (*kernel)(const CUtensorMap, const CUtensorMap, const sm90_params);
     int smem_bytes;
 #if TETRA_GEMM_SS_PERSISTENT
@@ -2590,7 +2640,7 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
         kernel = gemm_wgmma_t_ss_kernel<IS_BF16>;
         smem_bytes = cfg_ss::SMEM_BYTES;
     } else {
-        kernel = gemm_wgmma_t_kernel<IS_BF16, BT>;
+        kernel = gemm_wgmma_t_kernel<IS_BF16, BT, FRAG>;
         smem_bytes = cfg_t<BT>::SMEM_BYTES;
     }
     cudaLaunchAttribute attr[1];
@@ -2620,6 +2670,9 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
     if (cf.bt != 64 && cf.bt != 128 && cf.bt != 256)
         return tetra_fail(TETRA_ERR_UNSUPPORTED,
                           "wgmma-T GEMM: opts.tile_m = %d; this kernel has 64, 128 or 256 tokens per CTA", cf.bt);
+    if (cf.bt == 256 && p->b.scale_layout == TETRA_SCALE_FRAGMENT_128X64)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: opts.tile_m = 256 does not read b in "
+                                                 "TETRA_SCALE_FRAGMENT_128X64 (64 or 128 tokens per CTA do)");
     /* A's box is half the tile: each CTA of a pair loads one half for both */
     st = prepare_sm90(p, "wgmma-T GEMM", cf.bt / T_CLUSTER, cfg_t<128>::BN, cf.splits, &tm_a, &tm_b, &prm);
     if (st != TETRA_OK) return st;
@@ -2645,12 +2698,18 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
     }
     {
         cudaStream_t stream = TETRA_STREAM(p);
+        if (prm.frag) /* choose_config_t keeps BT <= 128 for these weights */
+            return p->a.dtype == TETRA_DTYPE_BF16
+                       ? (cf.bt == 64 ? launch_t<true, 64, true>(tm_a, tm_b, prm, p, stream)
+                                      : launch_t<true, 128, true>(tm_a, tm_b, prm, p, stream))
+                       : (cf.bt == 64 ? launch_t<false, 64, true>(tm_a, tm_b, prm, p, stream)
+                                      : launch_t<false, 128, true>(tm_a, tm_b, prm, p, stream));
         if (p->a.dtype == TETRA_DTYPE_BF16)
-            return cf.bt == 64    ? launch_t<true, 64>(tm_a, tm_b, prm, p, stream)
-                   : cf.bt == 128 ? launch_t<true, 128>(tm_a, tm_b, prm, p, stream)
-                                  : launch_t<true, 256>(tm_a, tm_b, prm, p, stream);
-        return cf.bt == 64    ? launch_t<false, 64>(tm_a, tm_b, prm, p, stream)
-               : cf.bt == 128 ? launch_t<false, 128>(tm_a, tm_b, prm, p, stream)
-                              : launch_t<false, 256>(tm_a, tm_b, prm, p, stream);
+            return cf.bt == 64    ? launch_t<true, 64, false>(tm_a, tm_b, prm, p, stream)
+                   : cf.bt == 128 ? launch_t<true, 128, false>(tm_a, tm_b, prm, p, stream)
+                                  : launch_t<true, 256, false>(tm_a, tm_b, prm, p, stream);
+        return cf.bt == 64    ? launch_t<false, 64, false>(tm_a, tm_b, prm, p, stream)
+               : cf.bt == 128 ? launch_t<false, 128, false>(tm_a, tm_b, prm, p, stream)
+                              : launch_t<false, 256, false>(tm_a, tm_b, prm, p, stream);
     }
 }

@@ -1,0 +1,322 @@
+/* gpu_gemm_fragment.c - tetra_gemm with b in TETRA_SCALE_FRAGMENT_128X64 (prepared,
+ * fragment-ordered weights; docs/notes/fragment-layout.md).
+ *
+ * 1. Pinned wgmma-T configurations (64 / 128 tokens per CTA; no split, 2 splits = the
+ *    in-kernel reduce, 3 and 5 = the reduce kernel): the kernel reading the fragment layout
+ *    must give exactly the bits it gives on the same weights in the standard swizzled layout
+ *    (same values, same block-scale multiply, same wgmma order). Shapes with M tails, odd N,
+ *    K % 64 == 32, L = 2; BF16 / FP16 / NVFP4 activations; bias; FP32 and BF16 D. Weights:
+ *    every code, rows of +-6, random scale codes with zeros and (in the bit-compare cases) a
+ *    NaN code 0x7F. The standard path is itself checked against the FP64 oracle by gpu_gemm.
+ * 2. AUTO (which takes v7 at every M for these weights, 128-token tiles above M = 64) against
+ *    the FP64 CPU oracle of the exactly dequantized operands, gated as gpu_gemm gates.
+ * 3. Refusals naming b: tile_m 256, the GEMV / wgmma / mma.sync / skinny paths, batch_invariant.
+ * Outputs poisoned (0xFF) before every run, guard bytes checked, every run repeated bit for
+ * bit. The fragment bytes are built here with the codec's tetra_frag_put (not with
+ * tetra_convert_weights, which gpu_fragment tests). Exit 77 without a device; the wgmma-T
+ * cases skip where the path is unsupported (not sm_90a). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/float16.h"
+#include "format/nvfp4_codec.h"
+#include "ref/errstats.h"
+#include "ref/rng.h"
+#include "testutil.h"
+
+#define NAME "gpu_gemm_fragment"
+
+typedef struct {
+    int64_t m, n, k, l;
+    tetra_dtype a_dtype, d_dtype;
+    int bias, nan_scale;
+} fcase;
+
+typedef struct {
+    uint8_t *val, *sc, *frag; /* host: standard values [l][n][k/2], swizzled scales, fragment values */
+    size_t val_b, sc_b, frag_b; /* per batch */
+    tu_devbuf dval, dsc, dsc2, dfrag;
+    tetra_matrix std_m, frag_m;
+} weights;
+
+static unsigned code_at(const uint8_t *v, int64_t n, int64_t k, int64_t kc) {
+    const uint8_t b = v[n * (kc / 2) + k / 2];
+    return k % 2 ? b >> 4 : b & 15u;
+}
+
+static void make_weights(weights *w, tetra_rng *r, int64_t N, int64_t K, int64_t L, int nan_scale) {
+    const int64_t nkb = K / 16;
+    w->val_b = (size_t)(N * K / 2);
+    w->sc_b = tetra_nvfp4_scale_bytes(N, K, TETRA_SCALE_SWIZZLED_128X4);
+    w->frag_b = (size_t)tetra_frag_batch_bytes(N, K);
+    w->val = (uint8_t *)tu_xmalloc(w->val_b * L);
+    w->sc = (uint8_t *)calloc(w->sc_b * L, 1);
+    w->frag = (uint8_t *)calloc(w->frag_b * L, 1);
+    for (int64_t l = 0; l < L; l++) {
+        uint8_t *v = w->val + l * w->val_b, *s = w->sc + l * w->sc_b;
+        uint8_t *f = w->frag + l * w->frag_b;
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t i = 0; i < K / 2; i++) /* every code; row 3 all +-6 (codes 7 / 15) */
+                v[n * (K / 2) + i] = n == 3 ? (uint8_t)(0x77u | (tetra_rng_next(r) & 0x88u)) : (uint8_t)tetra_rng_next(r);
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t kb = 0; kb < nkb; kb++) {
+                const unsigned u = (unsigned)(tetra_rng_next(r) % 40);
+                s[tetra_swizzled_offset(n, kb, nkb)] = u < 3 ? 0 : (uint8_t)(0x28 + u); /* 2^-3 .. ~2^1.5, some 0 */
+            }
+        if (nan_scale) s[tetra_swizzled_offset(N / 2, nkb - 1, nkb)] = 0x7F;
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t k = 0; k < K; k++) {
+                uint32_t *word = (uint32_t *)(f + tetra_frag_word_offset(n, k, K));
+                *word = tetra_frag_put(*word, n, k, code_at(v, n, k, K));
+            }
+    }
+    w->dval = tu_dev_alloc(w->val_b * L, 0);
+    w->dsc = tu_dev_alloc(w->sc_b * L, 0);
+    w->dsc2 = tu_dev_alloc(w->sc_b * L, 0);
+    w->dfrag = tu_dev_alloc(w->frag_b * L, 0);
+    tu_dev_upload(&w->dval, w->val, w->val_b * L);
+    tu_dev_upload(&w->dsc, w->sc, w->sc_b * L);
+    tu_dev_upload(&w->dsc2, w->sc, w->sc_b * L);
+    tu_dev_upload(&w->dfrag, w->frag, w->frag_b * L);
+    w->std_m = tetra_matrix_nvfp4(w->dval.ptr, w->dsc.ptr, TETRA_SCALE_SWIZZLED_128X4, N, K, 0.5f);
+    w->std_m.batch = L;
+    w->frag_m = tetra_matrix_nvfp4(w->dfrag.ptr, w->dsc2.ptr, TETRA_SCALE_FRAGMENT_128X64, N, K, 0.5f);
+    w->frag_m.batch = L;
+}
+
+static void free_weights(weights *w) {
+    tu_dev_free(&w->dval);
+    tu_dev_free(&w->dsc);
+    tu_dev_free(&w->dsc2);
+    tu_dev_free(&w->dfrag);
+    free(w->val);
+    free(w->sc);
+    free(w->frag);
+}
+
+/* Activations: dense BF16 / FP16 (host copy in `ha` as floats), or NVFP4 with linear scales. */
+typedef struct {
+    tu_devbuf d, ds;
+    tetra_matrix g;
+    double *ha; /* dequantized values x global scale, [l][m][k] */
+} acts;
+
+static void make_acts(acts *a, tetra_rng *r, tetra_dtype dt, int64_t M, int64_t K, int64_t L) {
+    const int64_t cnt = M * K * L;
+    a->ha = (double *)tu_xmalloc((size_t)cnt * sizeof(double));
+    if (dt == TETRA_DTYPE_NVFP4) {
+        uint8_t *v = (uint8_t *)tu_xmalloc((size_t)cnt / 2), *s = (uint8_t *)tu_xmalloc((size_t)cnt / 16);
+        for (int64_t i = 0; i < cnt / 2; i++) v[i] = (uint8_t)tetra_rng_next(r);
+        for (int64_t i = 0; i < cnt / 16; i++) s[i] = (uint8_t)(0x30 + tetra_rng_next(r) % 16);
+        for (int64_t i = 0; i < cnt; i++) {
+            const unsigned c = i % 2 ? v[i / 2] >> 4 : v[i / 2] & 15u;
+            const double e = tetra_e2m1_magnitude(c & 7u) * (c & 8u ? -1.0 : 1.0);
+            a->ha[i] = e * tetra_ue4m3_value(s[i / 16]) * 2.0;
+        }
+        a->d = tu_dev_alloc((size_t)cnt / 2, 0);
+        a->ds = tu_dev_alloc((size_t)cnt / 16, 0);
+        tu_dev_upload(&a->d, v, (size_t)cnt / 2);
+        tu_dev_upload(&a->ds, s, (size_t)cnt / 16);
+        a->g = tetra_matrix_nvfp4(a->d.ptr, a->ds.ptr, TETRA_SCALE_LINEAR, M, K, 2.0f);
+        free(v);
+        free(s);
+    } else {
+        void *h = tu_xmalloc((size_t)cnt * 2);
+        for (int64_t i = 0; i < cnt; i++) {
+            tu_put_dense(h, dt, i, (float)tetra_rng_normal(r));
+            a->ha[i] = tu_get_dense(h, dt, i);
+        }
+        a->d = tu_dev_alloc((size_t)cnt * 2, 0);
+        a->ds.ptr = NULL;
+        a->ds.base = NULL;
+        tu_dev_upload(&a->d, h, (size_t)cnt * 2);
+        a->g = tetra_matrix_dense(dt, a->d.ptr, M, K);
+        free(h);
+    }
+    a->g.batch = L;
+}
+
+static void free_acts(acts *a) {
+    tu_dev_free(&a->d);
+    if (a->ds.base) tu_dev_free(&a->ds);
+    free(a->ha);
+}
+
+/* One tetra_gemm into a poisoned D; returns the status, the output in `out` (bytes). */
+static tetra_status run(tetra_context *ctx, const acts *a, const tetra_matrix *b, tetra_dtype dd, int64_t M,
+                        int64_t N, int64_t L, const tetra_gemm_options *o, void *out) {
+    const size_t bytes = (size_t)(M * N * L) * tu_dtype_size(dd);
+    tu_devbuf d = tu_dev_alloc(bytes, 0xFF);
+    tetra_matrix gd = tetra_matrix_dense(dd, d.ptr, M, N);
+    tetra_status st;
+    gd.batch = L;
+    st = tetra_gemm(ctx, &a->g, b, &gd, o);
+    if (st == TETRA_OK) {
+        tu_dev_download(&d, out, bytes);
+        CHECK(tu_dev_check_guards(&d, "d"));
+    }
+    tu_dev_free(&d);
+    return st;
+}
+
+static int g_skip_sm90; /* the wgmma-T path is unsupported here */
+
+/* 1: pinned configurations, fragment vs standard, bit for bit */
+static void pinned_cases(tetra_context *ctx, const fcase *c, uint64_t seed) {
+    static const int tiles[2] = {64, 128}, splits[5] = {0, 1, 2, 3, 5};
+    tetra_rng r = {seed};
+    weights w;
+    acts a;
+    tu_devbuf bias = {0};
+    const size_t bytes = (size_t)(c->m * c->n * c->l) * tu_dtype_size(c->d_dtype);
+    void *o_std = tu_xmalloc(bytes), *o_frag = tu_xmalloc(bytes), *again = tu_xmalloc(bytes);
+    make_weights(&w, &r, c->n, c->k, c->l, c->nan_scale);
+    make_acts(&a, &r, c->a_dtype, c->m, c->k, c->l);
+    if (c->bias) {
+        float *hb = (float *)tu_xmalloc((size_t)c->n * 4);
+        for (int64_t i = 0; i < c->n; i++) hb[i] = (float)tetra_rng_normal(&r);
+        bias = tu_dev_alloc((size_t)c->n * 4, 0);
+        tu_dev_upload(&bias, hb, (size_t)c->n * 4);
+        free(hb);
+    }
+    for (int t = 0; t < 2 && !g_skip_sm90; t++)
+        for (int s = 0; s < 5; s++) {
+            tetra_gemm_options o = tetra_gemm_options_default();
+            tetra_status st;
+            o.path = TETRA_PATH_WGMMA_T;
+            o.tile_m = tiles[t];
+            o.splits = splits[s];
+            o.alpha = 0.75f;
+            if (c->bias) o.bias = bias.ptr;
+            if (splits[s] > (c->k + 63) / 64) continue;
+            st = run(ctx, &a, &w.std_m, c->d_dtype, c->m, c->n, c->l, &o, o_std);
+            if (st == TETRA_ERR_UNSUPPORTED) {
+                printf("  wgmma_t unsupported here (%s): pinned cases skipped\n", tetra_last_error());
+                g_skip_sm90 = 1;
+                break;
+            }
+            CHECK_MSG(st == TETRA_OK, "standard: %s", tetra_last_error());
+            st = run(ctx, &a, &w.frag_m, c->d_dtype, c->m, c->n, c->l, &o, o_frag);
+            CHECK_MSG(st == TETRA_OK, "fragment: %s", tetra_last_error());
+            CHECK(run(ctx, &a, &w.frag_m, c->d_dtype, c->m, c->n, c->l, &o, again) == TETRA_OK);
+            if (st != TETRA_OK) continue;
+            CHECK_MSG(memcmp(o_frag, again, bytes) == 0, "fragment repeat differs");
+            CHECK_MSG(memcmp(o_std, o_frag, bytes) == 0,
+                      "M=%lld N=%lld K=%lld L=%lld a=%s d=%s tile %d splits %d: fragment layout differs from standard",
+                      (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->l, tu_dtype_name(c->a_dtype),
+                      tu_dtype_name(c->d_dtype), tiles[t], splits[s]);
+        }
+    printf("  pinned M=%lld N=%lld K=%lld L=%lld a=%s d=%s bias %d nan %d: fragment == standard bits\n",
+           (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->l, tu_dtype_name(c->a_dtype),
+           tu_dtype_name(c->d_dtype), c->bias, c->nan_scale);
+    if (c->bias) tu_dev_free(&bias);
+    free_weights(&w);
+    free_acts(&a);
+    free(o_std);
+    free(o_frag);
+    free(again);
+}
+
+/* 2: AUTO against the FP64 oracle */
+static void auto_case(tetra_context *ctx, int64_t M, int64_t N, int64_t K, int64_t L, tetra_dtype dd,
+                      uint64_t seed) {
+    tetra_rng r = {seed};
+    weights w;
+    acts a;
+    tetra_gemm_options o = tetra_gemm_options_default();
+    const int64_t cnt = M * N * L, nkb = K / 16;
+    const size_t bytes = (size_t)cnt * tu_dtype_size(dd);
+    void *out = tu_xmalloc(bytes), *again = tu_xmalloc(bytes);
+    double *ref = (double *)tu_xmalloc((size_t)cnt * 8), *wv = (double *)tu_xmalloc((size_t)(N * K) * 8);
+    tetra_err_stats s, fl;
+    int pass;
+    make_weights(&w, &r, N, K, L, 0);
+    make_acts(&a, &r, TETRA_DTYPE_BF16, M, K, L);
+    for (int64_t l = 0; l < L; l++) {
+        const uint8_t *v = w.val + l * w.val_b, *sc = w.sc + l * w.sc_b;
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t k = 0; k < K; k++) {
+                const unsigned c = code_at(v, n, k, K);
+                wv[n * K + k] = tetra_e2m1_magnitude(c & 7u) * (c & 8u ? -1.0 : 1.0) *
+                                tetra_ue4m3_value(sc[tetra_swizzled_offset(n, k / 16, nkb)]) * 0.5;
+            }
+        for (int64_t m = 0; m < M; m++)
+            for (int64_t n = 0; n < N; n++) {
+                double acc = 0.0;
+                for (int64_t k = 0; k < K; k++) acc += a.ha[(l * M + m) * K + k] * wv[n * K + k];
+                ref[(l * M + m) * N + n] = acc;
+            }
+    }
+    CHECK_MSG(run(ctx, &a, &w.frag_m, dd, M, N, L, &o, out) == TETRA_OK, "AUTO: %s", tetra_last_error());
+    CHECK(run(ctx, &a, &w.frag_m, dd, M, N, L, &o, again) == TETRA_OK);
+    CHECK_MSG(memcmp(out, again, bytes) == 0, "AUTO repeat differs");
+    s = tetra_err_compare(ref, out, (int)dd, cnt, 0);
+    fl = tetra_err_dtype_floor(ref, dd, cnt);
+    pass = tetra_err_pass(&s, &fl, 2.0, dd == TETRA_DTYPE_FP32 ? 32.0 * ldexp(1.0, -24) * sqrt((double)K) : 1e-5);
+    printf("  auto M=%lld N=%lld K=%lld L=%lld d=%s vs FP64 oracle: norm %.2e (floor %.2e) maxrel %.2e (floor %.2e) %s\n",
+           (long long)M, (long long)N, (long long)K, (long long)L, tu_dtype_name(dd), s.normwise, fl.normwise,
+           s.max_rel, fl.max_rel, pass ? "PASS" : "FAIL");
+    CHECK_MSG(pass, "AUTO on fragment weights: oracle gate");
+    free_weights(&w);
+    free_acts(&a);
+    free(out);
+    free(again);
+    free(ref);
+    free(wv);
+}
+
+/* 3: what refuses such weights, with a message naming b */
+static void refusals(tetra_context *ctx) {
+    tetra_rng r = {7};
+    weights w;
+    acts a;
+    void *out = tu_xmalloc(64 * 256 * 4);
+    static const tetra_gemm_path paths[4] = {TETRA_PATH_GEMV, TETRA_PATH_WGMMA, TETRA_PATH_MMA_SYNC,
+                                             TETRA_PATH_SKINNY};
+    make_weights(&w, &r, 256, 256, 1, 0);
+    make_acts(&a, &r, TETRA_DTYPE_BF16, 64, 256, 1);
+    for (int i = 0; i < 4; i++) {
+        tetra_gemm_options o = tetra_gemm_options_default();
+        o.path = paths[i];
+        CHECK_ERR(run(ctx, &a, &w.frag_m, TETRA_DTYPE_FP32, 64, 256, 1, &o, out), TETRA_ERR_UNSUPPORTED,
+                  "TETRA_SCALE_FRAGMENT_128X64");
+    }
+    {
+        tetra_gemm_options o = tetra_gemm_options_default();
+        o.batch_invariant = 1;
+        CHECK_ERR(run(ctx, &a, &w.frag_m, TETRA_DTYPE_FP32, 64, 256, 1, &o, out), TETRA_ERR_UNSUPPORTED,
+                  "TETRA_SCALE_FRAGMENT_128X64");
+        o.batch_invariant = 0;
+        o.path = TETRA_PATH_WGMMA_T;
+        o.tile_m = 256;
+        if (!g_skip_sm90)
+            CHECK_ERR(run(ctx, &a, &w.frag_m, TETRA_DTYPE_FP32, 64, 256, 1, &o, out), TETRA_ERR_UNSUPPORTED,
+                      "TETRA_SCALE_FRAGMENT_128X64");
+    }
+    printf("  refusals: GEMV, WGMMA, MMA_SYNC, SKINNY, batch_invariant, tile_m 256 name b's layout\n");
+    free_weights(&w);
+    free_acts(&a);
+    free(out);
+}
+
+int main(void) {
+    tetra_context *ctx = tu_gpu_or_skip(NAME);
+    static const fcase cases[] = {
+        {64, 256, 512, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 0, 1},
+        {37, 200, 544, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16, 1, 0}, /* odd N, K % 64 == 32 */
+        {100, 392, 1024, 2, TETRA_DTYPE_FP16, TETRA_DTYPE_FP32, 0, 1},
+        {130, 136, 352, 1, TETRA_DTYPE_FP16, TETRA_DTYPE_BF16, 1, 0},
+        {9, 520, 2048, 1, TETRA_DTYPE_NVFP4, TETRA_DTYPE_FP32, 0, 0},
+        {1, 128, 64, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) pinned_cases(ctx, &cases[i], 100 + i);
+    auto_case(ctx, 1, 300, 1024, 1, TETRA_DTYPE_FP32, 11);
+    auto_case(ctx, 48, 256, 544, 2, TETRA_DTYPE_BF16, 12);
+    auto_case(ctx, 300, 200, 512, 1, TETRA_DTYPE_FP32, 13);
+    if (!tu_quick()) auto_case(ctx, 100, 1280, 4096, 1, TETRA_DTYPE_FP32, 14);
+    refusals(ctx);
+    tetra_context_destroy(ctx);
+    return tu_finish(NAME);
+}
