@@ -74,7 +74,16 @@ typedef enum tetra_scale_layout {
      * ld, batch_stride, scale_ld, scale_batch_stride 0; data 16-byte aligned and
      * tetra_nvfp4_interleaved_bytes(rows, K) * L bytes (batch l at l times that). */
     TETRA_SCALE_INTERLEAVED_32X128 = 2,
-    /* Prepared weights for the Hopper wgmma-T GEMM (docs/notes/fragment-layout.md). */
+    /* Prepared weights for the Hopper wgmma-T GEMM (docs/notes/fragment-layout.md): values
+     * in 128-row x 64-K blocks of 4096 bytes, each the K-tile's wgmma register fragments
+     * (every 4-bit code scattered over a 32-bit word; rows padded to 128 and K to 64 inside,
+     * padding code 0); block scales in `scales`, exactly as TETRA_SCALE_SWIZZLED_128X4.
+     * Built only by tetra_convert_weights[_host]; read only as tetra_gemm's b: on sm_90a by
+     * the wgmma-T GEMM (BF16 / FP16 / NVFP4 a, any M, batch_invariant 0), elsewhere by the
+     * reference path. data 16-byte aligned, tetra_nvfp4_fragment_bytes(rows, K) * L bytes
+     * (batch l at l times that); scales non-NULL, 16-byte aligned,
+     * tetra_nvfp4_scale_bytes(rows, K, TETRA_SCALE_FRAGMENT_128X64) * L bytes (the swizzled
+     * size); ld, batch_stride, scale_ld and scale_batch_stride 0 (the layout fixes them). */
     TETRA_SCALE_FRAGMENT_128X64 = 3
 } tetra_scale_layout;
 
@@ -120,6 +129,10 @@ size_t tetra_nvfp4_scale_bytes(int64_t rows, int64_t k, tetra_scale_layout layou
  * a multiple of 256; 0 for invalid sizes. tetra_nvfp4_scale_bytes returns 0 for that
  * layout (its scales live in data). */
 size_t tetra_nvfp4_interleaved_bytes(int64_t rows, int64_t k);
+/* Bytes of one batch's values in TETRA_SCALE_FRAGMENT_128X64: round_up(rows, 128) *
+ * round_up(k, 64) / 2, a multiple of 4096; 0 for invalid sizes. Its scales take
+ * tetra_nvfp4_scale_bytes(rows, k, TETRA_SCALE_FRAGMENT_128X64), the swizzled-128x4 size. */
+size_t tetra_nvfp4_fragment_bytes(int64_t rows, int64_t k);
 
 /* ---------------------------------------------------------------- format core (host) */
 
@@ -228,12 +241,14 @@ tetra_status tetra_dequantize(tetra_context *ctx, const tetra_matrix *src, tetra
 tetra_status tetra_convert_scales(tetra_context *ctx, const tetra_matrix *src, tetra_matrix *dst);
 
 /* Rewrite NVFP4 weights (values and block scales) between a standard layout (linear or
- * swizzled-128x4, any valid strides) and TETRA_SCALE_INTERLEAVED_32X128, either direction
- * (exactly one of src, dst interleaved); rows, cols and batch must match. Padding is
- * written as zeros (a swizzled dst's padded scales too; a standard dst's row padding
- * beyond K is not touched). dst->global_scale and dst->global_scale_dev are set to src's.
- * src and dst must not overlap. The device version is asynchronous on the context's
- * stream and writes the same bytes as the host version. */
+ * swizzled-128x4, any valid strides) and a prepared layout, TETRA_SCALE_INTERLEAVED_32X128
+ * or TETRA_SCALE_FRAGMENT_128X64, either direction (exactly one of src, dst prepared;
+ * INTERLEAVED <-> FRAGMENT is refused: convert through a standard layout); rows, cols and
+ * batch must match. Padding is written as zeros (a prepared dst's padded values and
+ * scales, a swizzled dst's padded scales; a standard dst's row padding beyond K is not
+ * touched). dst->global_scale and dst->global_scale_dev are set to src's. src and dst
+ * must not overlap. The device version is asynchronous on the context's stream and
+ * writes the same bytes as the host version. */
 tetra_status tetra_convert_weights(tetra_context *ctx, const tetra_matrix *src, tetra_matrix *dst);
 tetra_status tetra_convert_weights_host(const tetra_matrix *src, tetra_matrix *dst);
 

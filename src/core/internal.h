@@ -59,9 +59,10 @@ typedef enum { TETRA_MEM_HOST = 0, TETRA_MEM_DEVICE = 1 } tetra_mem;
  * that data/scales are not plain host memory. `name` appears in the message
  * ("b.scales is NULL"). */
 tetra_status tetra_check_matrix(const tetra_matrix *m, const char *name, tetra_mem where);
-/* tetra_check_matrix refuses TETRA_SCALE_INTERLEAVED_32X128 (INVALID_ARGUMENT, "use
- * tetra_convert_weights"), so every entry point that does not read prepared weights refuses
- * them; tetra_check_weights also validates that layout (tetra_gemm's b, convert_weights). */
+/* tetra_check_matrix refuses the prepared layouts TETRA_SCALE_INTERLEAVED_32X128 and
+ * TETRA_SCALE_FRAGMENT_128X64 (INVALID_ARGUMENT, "use tetra_convert_weights"), so every entry
+ * point that does not read prepared weights refuses them; tetra_check_weights also validates
+ * those layouts (tetra_gemm's b, convert_weights). */
 tetra_status tetra_check_weights(const tetra_matrix *m, const char *name, tetra_mem where);
 
 /* The checks of tetra_convert_weights[_host] (src/format/nvfp4.c). */

@@ -50,7 +50,8 @@ size_t tetra_nvfp4_data_bytes(int64_t rows, int64_t k) {
 size_t tetra_nvfp4_scale_bytes(int64_t rows, int64_t k, tetra_scale_layout layout) {
     if (tetra_nvfp4_data_bytes(rows, k) == 0) return 0;
     if (layout == TETRA_SCALE_LINEAR) return (size_t)(rows * (k / 16));
-    if (layout == TETRA_SCALE_SWIZZLED_128X4) return (size_t)tetra_swizzled_bytes(rows, k / 16);
+    if (layout == TETRA_SCALE_SWIZZLED_128X4 || layout == TETRA_SCALE_FRAGMENT_128X64)
+        return (size_t)tetra_swizzled_bytes(rows, k / 16); /* FRAGMENT: swizzled scales */
     return 0; /* the interleaved layout keeps its scales in data */
 }
 
@@ -64,8 +65,21 @@ size_t tetra_nvfp4_interleaved_bytes(int64_t rows, int64_t k) {
     return (size_t)tetra_il_batch_bytes(rows, k);
 }
 
+size_t tetra_nvfp4_fragment_bytes(int64_t rows, int64_t k) {
+    int64_t rp, kp;
+    if (tetra_nvfp4_data_bytes(rows, k) == 0) return 0;
+    /* the padded matrix must pass the same size limit as a standard one */
+    rp = tetra_frag_padded_rows(rows);
+    kp = tetra_frag_padded_k(k);
+    if (rp > TETRA_MAX_DIM || kp > TETRA_MAX_DIM || rp > TETRA_MAX_DIM / kp) return 0;
+    return (size_t)tetra_frag_batch_bytes(rows, k);
+}
+
 static int is_interleaved(const tetra_matrix *m) {
     return m->dtype == TETRA_DTYPE_NVFP4 && m->scale_layout == TETRA_SCALE_INTERLEAVED_32X128;
+}
+static int is_fragment(const tetra_matrix *m) {
+    return m->dtype == TETRA_DTYPE_NVFP4 && m->scale_layout == TETRA_SCALE_FRAGMENT_128X64;
 }
 
 int64_t tetra_matrix_ld(const tetra_matrix *m) { return m->ld ? m->ld : m->cols; }
@@ -73,14 +87,16 @@ int64_t tetra_matrix_batch(const tetra_matrix *m) { return m->batch > 0 ? m->bat
 int64_t tetra_matrix_batch_stride(const tetra_matrix *m) {
     /* interleaved: 4-bit elements, so twice the bytes of one batch */
     if (is_interleaved(m)) return 2 * (int64_t)tetra_nvfp4_interleaved_bytes(m->rows, m->cols);
+    if (is_fragment(m)) return 2 * (int64_t)tetra_nvfp4_fragment_bytes(m->rows, m->cols);
     return m->batch_stride ? m->batch_stride : m->rows * tetra_matrix_ld(m);
 }
 int64_t tetra_matrix_scale_ld(const tetra_matrix *m) {
-    if (is_interleaved(m)) return 0;
+    if (is_interleaved(m) || is_fragment(m)) return 0;
     return m->scale_ld ? m->scale_ld : m->cols / 16;
 }
 int64_t tetra_matrix_scale_batch_stride(const tetra_matrix *m) {
     if (is_interleaved(m)) return 0;
+    if (is_fragment(m)) return (int64_t)tetra_nvfp4_scale_bytes(m->rows, m->cols, TETRA_SCALE_FRAGMENT_128X64);
     if (m->scale_batch_stride) return m->scale_batch_stride;
     if (m->scale_layout == TETRA_SCALE_SWIZZLED_128X4)
         return tetra_swizzled_bytes(m->rows, m->cols / 16);
@@ -127,6 +143,34 @@ static tetra_status check_interleaved(const tetra_matrix *m, const char *name) {
     return TETRA_OK;
 }
 
+/* The fragment layout's own fields: values and scales at fixed places, nothing strided.
+ * Every refusal names the argument and the field. */
+static tetra_status check_fragment(const tetra_matrix *m, const char *name) {
+    static const char *const lay = "TETRA_SCALE_FRAGMENT_128X64";
+    if (m->ld)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s.ld = %lld must be 0 for %s (the layout fixes it)", name,
+                          (long long)m->ld, lay);
+    if (m->batch_stride)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s.batch_stride = %lld must be 0 for %s (the layout fixes it)",
+                          name, (long long)m->batch_stride, lay);
+    if (m->scale_ld)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s.scale_ld = %lld must be 0 for %s (the layout fixes it)",
+                          name, (long long)m->scale_ld, lay);
+    if (m->scale_batch_stride)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT,
+                          "%s.scale_batch_stride = %lld must be 0 for %s (the layout fixes it)", name,
+                          (long long)m->scale_batch_stride, lay);
+    if (!tetra_aligned(m->data, 16))
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s.data must be 16-byte aligned for %s", name, lay);
+    if (!m->scales) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s.scales is NULL", name);
+    if (!tetra_aligned(m->scales, 16))
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s.scales must be 16-byte aligned for %s", name, lay);
+    if (tetra_nvfp4_fragment_bytes(m->rows, m->cols) == 0)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s: %lldx%lld is too large for the fragment layout", name,
+                          (long long)m->rows, (long long)m->cols);
+    return TETRA_OK;
+}
+
 static tetra_status check_matrix_layout(const tetra_matrix *m, const char *name, tetra_mem where,
                                        int allow_interleaved) {
     int64_t ld, batch, bstride;
@@ -144,6 +188,18 @@ static tetra_status check_matrix_layout(const tetra_matrix *m, const char *name,
         if (!m->data) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s.data is NULL", name);
         if (m->rows >= 1 && m->rows <= TETRA_MAX_DIM && m->cols >= 1 && m->cols <= TETRA_MAX_DIM &&
             m->cols % 16 == 0 && (st = check_interleaved(m, name)) != TETRA_OK)
+            return st;
+    }
+    if (is_fragment(m)) {
+        tetra_status st;
+        if (!allow_interleaved)
+            return tetra_fail(TETRA_ERR_INVALID_ARGUMENT,
+                              "%s.scale_layout is TETRA_SCALE_FRAGMENT_128X64: prepared weights are "
+                              "read only as tetra_gemm's b (weights); use tetra_convert_weights to get a "
+                              "standard layout", name);
+        if (!m->data) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s.data is NULL", name);
+        if (m->rows >= 1 && m->rows <= TETRA_MAX_DIM && m->cols >= 1 && m->cols <= TETRA_MAX_DIM &&
+            m->cols % 16 == 0 && (st = check_fragment(m, name)) != TETRA_OK)
             return st;
     }
     if (!m->data) return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s.data is NULL", name);
@@ -184,7 +240,7 @@ static tetra_status check_matrix_layout(const tetra_matrix *m, const char *name,
         if (!m->scales && !is_interleaved(m))
             return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "%s.scales is NULL", name);
         if (m->scale_layout != TETRA_SCALE_LINEAR && m->scale_layout != TETRA_SCALE_SWIZZLED_128X4 &&
-            !is_interleaved(m))
+            !is_interleaved(m) && !is_fragment(m))
             return tetra_fail(TETRA_ERR_INVALID_ARGUMENT,
                               "%s.scale_layout %d is not a tetra_scale_layout", name,
                               (int)m->scale_layout);

@@ -32,7 +32,9 @@ struct ref_operand {
     int64_t ld, batch_stride; /* elements (NVFP4: 4-bit elements) */
     const uint8_t *scales;
     int64_t scale_ld, scale_batch_stride;
-    int layout; /* 0 linear, 1 swizzled, 2 interleaved 32x128 (B only: data holds everything) */
+    /* 0 linear, 1 swizzled, 2 interleaved 32x128 (B only: data holds everything),
+     * 3 fragment 128x64 (B only: values in wgmma fragment words, scales swizzled) */
+    int layout;
 };
 
 struct ref_params {
@@ -75,7 +77,7 @@ __global__ void __launch_bounds__(kBlockN *kBlockM) gemm_reference_kernel(ref_pa
     const int64_t l = blockIdx.z;
     if (n >= p.n) return;
     const int64_t nkb = p.k / TETRA_NVFP4_BLOCK;
-    const bool b_il = p.b.layout == 2;
+    const bool b_il = p.b.layout == 2, b_frag = p.b.layout == 3;
     const int64_t b_nseg = tetra_il_segments(p.k);
     const uint8_t *bbatch = (const uint8_t *)p.b.data + l * p.b.batch_stride / 2;
     const uint8_t *brow = (const uint8_t *)p.b.data + (l * p.b.batch_stride + n * p.b.ld) / 2;
@@ -96,17 +98,28 @@ __global__ void __launch_bounds__(kBlockN *kBlockM) gemm_reference_kernel(ref_pa
             arow = (const uint16_t *)p.a.data + l * p.a.batch_stride + m * p.a.ld;
         double acc0 = 0.0, acc1 = 0.0, acc2 = 0.0, acc3 = 0.0;
         for (int64_t kb = 0; kb < nkb; kb++) {
-            /* this block's 8 value bytes are contiguous in every layout */
+            /* this block's 8 value bytes are contiguous in every layout but the fragment one
+             * (gathered into bstd below; bblk is then not read) */
             const uint8_t *bblk = b_il ? bbatch + tetra_il_data_offset(n, kb * TETRA_NVFP4_BLOCK, b_nseg)
                                        : brow + kb * (TETRA_NVFP4_BLOCK / 2);
-            uint8_t bstd[TETRA_NVFP4_BLOCK / 2]; /* the interleaved block in standard order */
+            uint8_t bstd[TETRA_NVFP4_BLOCK / 2]; /* the interleaved/fragment block in standard order */
             if (TETRA_GEMV_IL_PAIRS && b_il) {
                 tetra_il_unpack8(bstd, bblk);
                 bblk = bstd;
             }
+            if (b_frag) { /* the 16 codes, a k pair (one word) at a time */
+#pragma unroll
+                for (int q = 0; q < TETRA_NVFP4_BLOCK; q += 2) {
+                    const int64_t k = kb * TETRA_NVFP4_BLOCK + q;
+                    const uint32_t w = *(const uint32_t *)(bbatch + tetra_frag_word_offset(n, k, p.k));
+                    bstd[q / 2] = (uint8_t)(tetra_frag_get(w, n, k) | tetra_frag_get(w, n, k + 1) << 4);
+                }
+                bblk = bstd;
+            }
             const float sb = tetra_e4m3_to_float(
                 b_il ? bbatch[tetra_il_scale_offset(n, kb, b_nseg)]
-                     : bsc[tetra_scale_offset(p.b.layout, n, kb, nkb, p.b.scale_ld)]);
+                     : bsc[b_frag ? tetra_swizzled_offset(n, kb, nkb)
+                                  : tetra_scale_offset(p.b.layout, n, kb, nkb, p.b.scale_ld)]);
             float sa = 1.0f;
             if (AK == A_NVFP4)
                 sa = tetra_e4m3_to_float(asc[tetra_scale_offset(p.a.layout, m, kb, nkb, p.a.scale_ld)]);
@@ -141,6 +154,7 @@ ref_operand make_operand(const tetra_operand &o) {
     r.scale_batch_stride = o.scale_batch_stride;
     r.layout = o.scale_layout == TETRA_SCALE_SWIZZLED_128X4      ? 1
                : o.scale_layout == TETRA_SCALE_INTERLEAVED_32X128 ? 2
+               : o.scale_layout == TETRA_SCALE_FRAGMENT_128X64    ? 3
                                                                   : 0;
     return r;
 }

@@ -12,12 +12,21 @@
  *   the batch: a row's flag (any scale code 0x7F or with bit 7 set), zeros after the rows.
  * Standard rows need not be 16-byte aligned, so they are read and written byte by byte: a
  * one-time preparation pass, not a hot loop.
+ *
+ * TETRA_SCALE_FRAGMENT_128X64 (nvfp4_codec.h, fragment_map.h), the same contract:
+ * frag_pack_kernel: one thread per 32-bit word of the padded fragment matrix (its 8 codes
+ *   gathered by tetra_frag_gather_word, padding code 0), every word of every batch.
+ * frag_unpack_kernel: one thread per valid standard value byte (tetra_frag_std_byte).
+ * The scales are the swizzled-128x4 bytes: tetra_launch_convert_scales (quantize.cu) moves
+ *   them, the fragment side described as TETRA_SCALE_SWIZZLED_128X4 (its padding zeroed).
+ * Host and device call the same fragment_map.h functions, so the bytes agree by construction.
  */
 #include <limits.h>
 #include <stdint.h>
 
 #include "common.cuh"
 #include "launch.h"
+#include "../format/fragment_map.h"
 
 namespace {
 
@@ -106,20 +115,72 @@ __global__ void __launch_bounds__(kThreads) il_flags_kernel(std_view sv, uint8_t
     }
 }
 
+__global__ void __launch_bounds__(kThreads)
+frag_pack_kernel(std_view sv, uint8_t *fr, int64_t rows, int64_t k, int64_t fbytes) {
+    const int64_t l = blockIdx.y;
+    const uint8_t *sb = sv.data + l * sv.batch_bytes;
+    uint32_t *out = (uint32_t *)(fr + l * fbytes);
+    for (int64_t x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; x < fbytes / 4;
+         x += (int64_t)gridDim.x * blockDim.x)
+        out[x] = tetra_frag_gather_word(sb, sv.row_bytes, rows, k, 4 * x);
+}
+
+__global__ void __launch_bounds__(kThreads)
+frag_unpack_kernel(std_view sv, const uint8_t *fr, int64_t rows, int64_t k, int64_t fbytes) {
+    const int64_t l = blockIdx.y, row_vals = k / 2;
+    const uint8_t *fb = fr + l * fbytes;
+    uint8_t *sb = sv.data + l * sv.batch_bytes;
+    for (int64_t x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; x < rows * row_vals;
+         x += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t n = x / row_vals, c = x % row_vals;
+        sb[n * sv.row_bytes + c] = tetra_frag_std_byte(fb, n, 2 * c, k);
+    }
+}
+
 unsigned grid_for(int64_t threads) {
     int64_t g = (threads + kThreads - 1) / kThreads;
     if (g > 65536) g = 65536; /* grid-stride past that */
     return (unsigned)(g < 1 ? 1 : g);
 }
 
+/* Standard <-> TETRA_SCALE_FRAGMENT_128X64: values here, scales by the scale converter. */
+tetra_status convert_fragment(const tetra_convert_problem *p) {
+    const bool to_fr = p->dst.scale_layout == TETRA_SCALE_FRAGMENT_128X64;
+    const tetra_operand &fr = to_fr ? p->dst : p->src, &sd = to_fr ? p->src : p->dst;
+    const cudaStream_t stream = TETRA_STREAM(p);
+    std_view sv;
+    sv.data = (uint8_t *)sd.data;
+    sv.row_bytes = sd.ld / 2;
+    sv.batch_bytes = sd.batch_stride / 2;
+    sv.scales = (uint8_t *)sd.scales;
+    sv.scale_ld = sd.scale_ld;
+    sv.scale_batch = sd.scale_batch_stride;
+    sv.swizzled = sd.scale_layout == TETRA_SCALE_SWIZZLED_128X4;
+    const int64_t fbytes = fr.batch_stride / 2; /* tetra_nvfp4_fragment_bytes */
+    if (to_fr)
+        frag_pack_kernel<<<dim3(grid_for(fbytes / 4), (unsigned)p->batch), kThreads, 0, stream>>>(
+            sv, (uint8_t *)fr.data, p->rows, p->cols, fbytes);
+    else
+        frag_unpack_kernel<<<dim3(grid_for(p->rows * (p->cols / 2)), (unsigned)p->batch), kThreads, 0, stream>>>(
+            sv, (const uint8_t *)fr.data, p->rows, p->cols, fbytes);
+    TETRA_LAUNCH_CHECK();
+    tetra_convert_problem q = *p; /* the fragment side's scales are swizzled-128x4 bytes */
+    tetra_operand &fq = to_fr ? q.dst : q.src;
+    fq.scale_layout = TETRA_SCALE_SWIZZLED_128X4;
+    fq.scale_ld = 0;
+    return tetra_launch_convert_scales(&q);
+}
+
 } /* namespace */
 
 extern "C" tetra_status tetra_launch_convert_weights(const tetra_convert_problem *p) {
+    if (p->batch > TETRA_MAX_GRID_Y)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "tetra_convert_weights: batch too large for one grid");
+    if (p->src.scale_layout == TETRA_SCALE_FRAGMENT_128X64 || p->dst.scale_layout == TETRA_SCALE_FRAGMENT_128X64)
+        return convert_fragment(p);
     const bool to_il = p->dst.scale_layout == TETRA_SCALE_INTERLEAVED_32X128;
     const tetra_operand &il = to_il ? p->dst : p->src, &sd = to_il ? p->src : p->dst;
     const cudaStream_t stream = TETRA_STREAM(p);
-    if (p->batch > TETRA_MAX_GRID_Y)
-        return tetra_fail(TETRA_ERR_UNSUPPORTED, "tetra_convert_weights: batch too large for one grid");
     std_view sv;
     sv.data = (uint8_t *)sd.data;
     sv.row_bytes = sd.ld / 2;

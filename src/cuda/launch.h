@@ -19,7 +19,8 @@ tetra_status tetra_launch_quantize(const tetra_convert_problem *p);
 tetra_status tetra_launch_dequantize(const tetra_convert_problem *p);
 tetra_status tetra_launch_convert_scales(const tetra_convert_problem *p);
 
-/* src/cuda/interleave.cu: standard <-> TETRA_SCALE_INTERLEAVED_32X128 weights */
+/* src/cuda/interleave.cu: standard <-> TETRA_SCALE_INTERLEAVED_32X128 or
+ * TETRA_SCALE_FRAGMENT_128X64 weights */
 tetra_status tetra_launch_convert_weights(const tetra_convert_problem *p);
 
 /* src/cuda/gemm_reference.cu: one output per thread, FP64 accumulation */

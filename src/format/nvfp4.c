@@ -7,6 +7,7 @@
 
 #include "../core/internal.h"
 #include "float16.h"
+#include "fragment_map.h"
 #include "nvfp4_codec.h"
 
 uint8_t tetra_e2m1_encode(float x) { return tetra_e2m1_from_float(x); }
@@ -194,8 +195,17 @@ tetra_status tetra_scales_to_prepermuted_host(const tetra_matrix *src, uint8_t *
 
 /* ---------------------------------------------------------------- prepared weights */
 
+static int is_prepared(tetra_scale_layout l) {
+    return l == TETRA_SCALE_INTERLEAVED_32X128 || l == TETRA_SCALE_FRAGMENT_128X64;
+}
+static const char *prepared_name(tetra_scale_layout l) {
+    return l == TETRA_SCALE_INTERLEAVED_32X128 ? "TETRA_SCALE_INTERLEAVED_32X128" : "TETRA_SCALE_FRAGMENT_128X64";
+}
+static int spans_overlap(uintptr_t ab, uintptr_t ae, uintptr_t bb, uintptr_t be) { return ab < be && bb < ae; }
+
 /* Shared checks of tetra_convert_weights[_host]: both NVFP4, the same shape, exactly one
- * side interleaved; dst's global scale is validated as src's (it is overwritten). */
+ * side prepared (interleaved or fragment); dst's global scale is validated as src's (it is
+ * overwritten). */
 tetra_status tetra_check_convert_weights(const tetra_matrix *src, const tetra_matrix *dst, tetra_mem where) {
     tetra_status st;
     tetra_matrix probe;
@@ -210,19 +220,33 @@ tetra_status tetra_check_convert_weights(const tetra_matrix *src, const tetra_ma
     if (dst->dtype != TETRA_DTYPE_NVFP4)
         return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "dst.dtype must be NVFP4");
     if ((st = check_pair(src, "src", dst, "dst")) != TETRA_OK) return st;
-    if ((src->scale_layout == TETRA_SCALE_INTERLEAVED_32X128) ==
-        (dst->scale_layout == TETRA_SCALE_INTERLEAVED_32X128))
+    if (is_prepared(src->scale_layout) && is_prepared(dst->scale_layout) &&
+        src->scale_layout != dst->scale_layout)
+        return tetra_fail(TETRA_ERR_INVALID_ARGUMENT,
+                          "src.scale_layout is %s and dst.scale_layout is %s: convert between prepared "
+                          "layouts through a standard layout (linear or swizzled-128x4)",
+                          prepared_name(src->scale_layout), prepared_name(dst->scale_layout));
+    if (is_prepared(src->scale_layout) == is_prepared(dst->scale_layout))
         return tetra_fail(TETRA_ERR_INVALID_ARGUMENT,
                           "exactly one of src.scale_layout and dst.scale_layout must be "
-                          "TETRA_SCALE_INTERLEAVED_32X128 (tetra_convert_scales converts standard layouts)");
+                          "TETRA_SCALE_INTERLEAVED_32X128 or TETRA_SCALE_FRAGMENT_128X64 (tetra_convert_scales "
+                          "converts standard layouts)");
     {
         /* no overlap between the bytes read and written (the standard side's extent is
          * bounded by its last batch's end) */
-        const tetra_matrix *il = src->scale_layout == TETRA_SCALE_INTERLEAVED_32X128 ? src : dst;
+        const tetra_matrix *il = is_prepared(src->scale_layout) ? src : dst;
         const tetra_matrix *sd = il == src ? dst : src;
+        const int frag = il->scale_layout == TETRA_SCALE_FRAGMENT_128X64;
         int64_t L = tetra_matrix_batch(il);
         uintptr_t ib = (uintptr_t)il->data,
-                  ie = ib + (uintptr_t)(tetra_nvfp4_interleaved_bytes(il->rows, il->cols) * (size_t)L);
+                  ie = ib + (uintptr_t)((frag ? tetra_nvfp4_fragment_bytes(il->rows, il->cols)
+                                              : tetra_nvfp4_interleaved_bytes(il->rows, il->cols)) *
+                                        (size_t)L);
+        /* the fragment layout's scales (the interleaved one has none: an empty span) */
+        uintptr_t fb = (uintptr_t)il->scales,
+                  fe = frag ? fb + (uintptr_t)(tetra_nvfp4_scale_bytes(il->rows, il->cols, il->scale_layout) *
+                                               (size_t)L)
+                            : fb;
         uintptr_t db = (uintptr_t)sd->data,
                   de = db + (uintptr_t)(((L - 1) * tetra_matrix_batch_stride(sd) +
                                          sd->rows * tetra_matrix_ld(sd)) / 2);
@@ -232,10 +256,49 @@ tetra_status tetra_check_convert_weights(const tetra_matrix *src, const tetra_ma
                                         (sd->scale_layout == TETRA_SCALE_LINEAR
                                              ? (sd->rows - 1) * (tetra_matrix_scale_ld(sd) - sd->cols / 16)
                                              : 0));
-        if ((ib < de && db < ie) || (ib < se && sb < ie))
+        if (spans_overlap(ib, ie, db, de) || spans_overlap(ib, ie, sb, se) ||
+            (frag && (spans_overlap(fb, fe, db, de) || spans_overlap(fb, fe, sb, se))))
             return tetra_fail(TETRA_ERR_INVALID_ARGUMENT, "src and dst overlap");
     }
     return TETRA_OK;
+}
+
+/* Standard <-> TETRA_SCALE_FRAGMENT_128X64 (checked by the caller). To the fragment layout
+ * every word of every batch is written (tetra_frag_gather_word: padding code 0) and every
+ * swizzled scale byte (padding 0); back, the valid value bytes and scales of the standard
+ * side (a swizzled dst's padded scales 0). */
+static void convert_fragment_host(const tetra_matrix *src, tetra_matrix *dst) {
+    const int to_fr = dst->scale_layout == TETRA_SCALE_FRAGMENT_128X64;
+    const tetra_matrix *fr = to_fr ? dst : src, *sd = to_fr ? src : dst;
+    const int64_t L = tetra_matrix_batch(src), rows = src->rows, K = src->cols, nkb = K / 16;
+    const int64_t FB = (int64_t)tetra_nvfp4_fragment_bytes(rows, K);
+    const int64_t SB = (int64_t)tetra_nvfp4_scale_bytes(rows, K, TETRA_SCALE_FRAGMENT_128X64);
+    if (to_fr)
+        memset(dst->scales, 0, (size_t)(SB * L)); /* the swizzled padding */
+    else
+        zero_swizzled_padding(dst);
+    for (int64_t l = 0; l < L; l++) {
+        uint8_t *fb = (uint8_t *)fr->data + l * FB, *fs = (uint8_t *)fr->scales + l * SB;
+        if (to_fr) {
+            const uint8_t *sb = byte_ptr(sd, l, 0, 0);
+            const int64_t row_bytes = tetra_matrix_ld(sd) / 2;
+            for (int64_t off = 0; off < FB; off += 4) {
+                const uint32_t w = tetra_frag_gather_word(sb, row_bytes, rows, K, off);
+                for (int b = 0; b < 4; b++) fb[off + b] = (uint8_t)(w >> (8 * b));
+            }
+        } else {
+            for (int64_t r = 0; r < rows; r++) {
+                uint8_t *row = byte_ptr(sd, l, r, 0);
+                for (int64_t k = 0; k < K; k += 2) row[k / 2] = tetra_frag_std_byte(fb, r, k, K);
+            }
+        }
+        for (int64_t r = 0; r < rows; r++)
+            for (int64_t kb = 0; kb < nkb; kb++) {
+                uint8_t *f = fs + tetra_swizzled_offset(r, kb, nkb), *s = scale_ptr(sd, l, r, kb);
+                if (to_fr) *f = *s;
+                else *s = *f;
+            }
+    }
 }
 
 tetra_status tetra_convert_weights_host(const tetra_matrix *src, tetra_matrix *dst) {
@@ -244,6 +307,12 @@ tetra_status tetra_convert_weights_host(const tetra_matrix *src, tetra_matrix *d
     const tetra_matrix *il, *sd;
     int64_t L, nkb, nseg, P;
     if ((st = tetra_check_convert_weights(src, dst, TETRA_MEM_HOST)) != TETRA_OK) return st;
+    if (src->scale_layout == TETRA_SCALE_FRAGMENT_128X64 || dst->scale_layout == TETRA_SCALE_FRAGMENT_128X64) {
+        convert_fragment_host(src, dst);
+        dst->global_scale = src->global_scale;
+        dst->global_scale_dev = src->global_scale_dev;
+        return TETRA_OK;
+    }
     il = to_il ? dst : src;
     sd = to_il ? src : dst;
     L = tetra_matrix_batch(src);

@@ -1,0 +1,53 @@
+/* fragment_map.h - walking TETRA_SCALE_FRAGMENT_128X64 (nvfp4_codec.h, section
+ * "TETRA_SCALE_FRAGMENT_128X64") word by word, for its converters: the host's
+ * (src/format/nvfp4.c) and the device's (src/cuda/interleave.cu) call the same functions,
+ * so they write the same bytes. The bit map itself stays in nvfp4_codec.h
+ * (tetra_frag_word_offset, tetra_frag_bit, tetra_frag_get, tetra_frag_put). */
+#ifndef TETRA_FRAGMENT_MAP_H
+#define TETRA_FRAGMENT_MAP_H
+
+#include "nvfp4_codec.h"
+
+/* The elements of the word at byte offset `off` (a multiple of 4) of one batch of a
+ * kcols-column fragment matrix: rows n0 and n0 + 8 times columns k0, k0 + 1, k0 + 8,
+ * k0 + 9 (a thread's two fragment rows and its two k pairs of one k16 step). The inverse
+ * of tetra_frag_word_offset: block row R = off / pitch, block byte c = off % pitch, tile
+ * byte o = 32 * (R % 128) + c % 32 = 2048 wg + 512 w + 16 lane + 4 s. */
+TETRA_HD void tetra_frag_word_elements(int64_t off, int64_t kcols, int64_t *n0, int64_t *k0) {
+    const int64_t pitch = tetra_frag_padded_k(kcols) / 2;
+    const int64_t R = off / pitch, c = off % pitch;
+    const int64_t o = 32 * (R % 128) + c % 32;
+    const int64_t wg = o / 2048, w = (o % 2048) / 512, lane = (o % 512) / 16, s = (o % 16) / 4;
+    *n0 = R - R % 128 + 64 * wg + 16 * w + lane / 4;
+    *k0 = 64 * (c / 32) + 16 * s + 2 * (lane % 4);
+}
+
+/* The fragment word at byte offset `off` built from a standard batch (row n's values at
+ * src + n * row_bytes, element k in nibble k % 2 of byte k / 2) of rows x kcols
+ * elements; elements outside it (padding) are code 0. */
+TETRA_HD uint32_t tetra_frag_gather_word(const uint8_t *src, int64_t row_bytes, int64_t rows, int64_t kcols,
+                                         int64_t off) {
+    int64_t n0, k0;
+    uint32_t word = 0;
+    tetra_frag_word_elements(off, kcols, &n0, &k0);
+    for (int i = 0; i < 2; i++) {
+        const int64_t n = n0 + 8 * i;
+        if (n >= rows) continue;
+        for (int j = 0; j < 4; j++) {
+            const int64_t k = k0 + (j & 1) + 8 * (j >> 1);
+            if (k >= kcols) continue;
+            word = tetra_frag_put(word, n, k, (src[n * row_bytes + k / 2] >> (4 * (k & 1))) & 15u);
+        }
+    }
+    return word;
+}
+
+/* Standard byte k / 2 (k even) of row n: elements k and k + 1 (one word holds both), read
+ * from one batch of a kcols-column fragment matrix at `frag` (4-byte aligned). */
+TETRA_HD uint8_t tetra_frag_std_byte(const uint8_t *frag, int64_t n, int64_t k, int64_t kcols) {
+    const uint8_t *p = frag + tetra_frag_word_offset(n, k, kcols);
+    const uint32_t word = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    return (uint8_t)(tetra_frag_get(word, n, k) | tetra_frag_get(word, n, k + 1) << 4);
+}
+
+#endif /* TETRA_FRAGMENT_MAP_H */
