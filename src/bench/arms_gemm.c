@@ -61,6 +61,7 @@ typedef struct {
     int batch_invariant;  /* tetra arms: opts.batch_invariant */
     int tile_m, splits;   /* tetra arms: a pinned configuration (bench_gemm_pin), 0 = none */
     int interleaved;      /* B prepared as TETRA_SCALE_INTERLEAVED_32X128 (converted once in setup) */
+    int fragment;         /* B prepared as TETRA_SCALE_FRAGMENT_128X64 (converted once in setup) */
     int il_copy_probe;    /* run the GEMV's copy-only probe on the interleaved B instead of tetra_gemm */
     int probe_splits;     /* the probe's split count */
     tetra_status tst; /* status of the last tetra call */
@@ -81,11 +82,13 @@ static size_t a_data_bytes(const gemm_state *s) {
 }
 static size_t b_data_bytes(const gemm_state *s) {
     if (s->interleaved) return tetra_nvfp4_interleaved_bytes(s->n, s->k) * (size_t)s->l;
+    if (s->fragment) return tetra_nvfp4_fragment_bytes(s->n, s->k) * (size_t)s->l;
     if (b_is_nvfp4(s->kind)) return nv_data(s->n, s->k) * (size_t)s->l;
     return (size_t)(s->n * s->k * s->l * (s->kind == K_LT_FP8 ? 1 : 2));
 }
 static size_t a_scale_bytes(const gemm_state *s) { return nv_scales(s->m, s->k, s->layout) * (size_t)s->l; }
 static size_t b_scale_bytes(const gemm_state *s) {
+    if (s->fragment) return nv_scales(s->n, s->k, TETRA_SCALE_FRAGMENT_128X64) * (size_t)s->l;
     return s->interleaved ? 0 : nv_scales(s->n, s->k, s->layout) * (size_t)s->l;
 }
 static size_t d_bytes(const gemm_state *s) { return (size_t)(s->m * s->n * s->l * 2); }
@@ -355,8 +358,9 @@ static int lt_prepare(gemm_state *s, char *msg, size_t len) {
     return rc;
 }
 
-/* B in TETRA_SCALE_INTERLEAVED_32X128: the standard upload, then tetra_convert_weights into
- * set 0 (before any timing; the other sets are copies). */
+/* B in TETRA_SCALE_INTERLEAVED_32X128 or TETRA_SCALE_FRAGMENT_128X64 (s->fragment): the
+ * standard upload, then tetra_convert_weights into set 0 (before any timing; the other sets
+ * are copies). */
 static int prepare_interleaved_b(gemm_state *s, char *msg, size_t len) {
     void *td = NULL, *ts = NULL;
     int rc = -1;
@@ -369,7 +373,8 @@ static int prepare_interleaved_b(gemm_state *s, char *msg, size_t len) {
     }
     if (upload_nvfp4(s->hb, s->hbs, s->n, s->k, s->l, s->layout, td, ts, msg, len)) goto done;
     src = tetra_matrix_nvfp4(td, ts, s->layout, s->n, s->k, G_WEIGHTS);
-    dst = tetra_matrix_nvfp4(s->b[0], NULL, TETRA_SCALE_INTERLEAVED_32X128, s->n, s->k, G_WEIGHTS);
+    dst = s->fragment ? tetra_matrix_nvfp4(s->b[0], s->bs[0], TETRA_SCALE_FRAGMENT_128X64, s->n, s->k, G_WEIGHTS)
+                      : tetra_matrix_nvfp4(s->b[0], NULL, TETRA_SCALE_INTERLEAVED_32X128, s->n, s->k, G_WEIGHTS);
     src.batch = dst.batch = s->l;
     /* the whole device: the copies to the other sets run on env.stream afterwards */
     if (tetra_convert_weights(s->env.ctx, &src, &dst) != TETRA_OK || cudaDeviceSynchronize() != cudaSuccess) {
@@ -383,14 +388,15 @@ done:
     return rc;
 }
 
-static int gemm_setup_b(gemm_kind kind, tetra_gemm_path path, int interleaved, const bench_env *env,
+/* prepared: 0 standard B, 1 interleaved B, 2 fragment B */
+static int gemm_setup_b(gemm_kind kind, tetra_gemm_path path, int prepared, const bench_env *env,
                         const bench_shape *sh, void **out, char *msg, size_t len);
 static int gemm_setup(gemm_kind kind, tetra_gemm_path path, const bench_env *env, const bench_shape *sh,
                       void **out, char *msg, size_t len) {
     return gemm_setup_b(kind, path, 0, env, sh, out, msg, len);
 }
 
-static int gemm_setup_b(gemm_kind kind, tetra_gemm_path path, int interleaved, const bench_env *env,
+static int gemm_setup_b(gemm_kind kind, tetra_gemm_path path, int prepared, const bench_env *env,
                         const bench_shape *sh, void **out, char *msg, size_t len) {
     gemm_state *s;
     tetra_rng rng;
@@ -412,7 +418,8 @@ static int gemm_setup_b(gemm_kind kind, tetra_gemm_path path, int interleaved, c
     s->k = sh->k;
     s->l = sh->l;
     s->layout = kind == K_LT_NVFP4 ? TETRA_SCALE_SWIZZLED_128X4 : env->scale_layout;
-    s->interleaved = interleaved;
+    s->interleaved = prepared == 1;
+    s->fragment = prepared == 2;
     per = set_bytes(s);
     if (!(s->nsets = bench_rotation_sets(env, per, MAX_SETS, msg, len))) {
         free(s);
@@ -462,7 +469,7 @@ static int gemm_setup_b(gemm_kind kind, tetra_gemm_path path, int interleaved, c
     } else {
         bench_fill_bf16((uint16_t *)s->a[0], s->m * s->k * s->l, env->seed ^ 0x2222, st);
     }
-    if (s->interleaved) {
+    if (s->interleaved || s->fragment) {
         if (prepare_interleaved_b(s, msg, len)) goto done;
     } else if (b_is_nvfp4(kind)) {
         if (upload_nvfp4(s->hb, s->hbs, s->n, s->k, s->l, s->layout, s->b[0], s->bs[0], msg, len)) goto done;
@@ -517,7 +524,8 @@ static int gemm_setup_b(gemm_kind kind, tetra_gemm_path path, int interleaved, c
         s->maq[i] = tetra_matrix_nvfp4(s->aq[i], s->aqs[i], s->layout, s->m, s->k, G_ACT_SUPPLIED);
         s->mb[i] = s->interleaved
                        ? tetra_matrix_nvfp4(s->b[i], NULL, TETRA_SCALE_INTERLEAVED_32X128, s->n, s->k, G_WEIGHTS)
-                       : tetra_matrix_nvfp4(s->b[i], s->bs[i], s->layout, s->n, s->k, G_WEIGHTS);
+                       : tetra_matrix_nvfp4(s->b[i], s->bs[i], s->fragment ? TETRA_SCALE_FRAGMENT_128X64 : s->layout,
+                                            s->n, s->k, G_WEIGHTS);
         s->md[i] = tetra_matrix_dense(TETRA_DTYPE_BF16, s->d[i], s->m, s->n);
         s->ma[i].batch = s->maq[i].batch = s->mb[i].batch = s->md[i].batch = s->l;
     }
@@ -534,6 +542,7 @@ static int gemm_setup_b(gemm_kind kind, tetra_gemm_path path, int interleaved, c
                  : path == TETRA_PATH_GEMV                                  ? "path GEMV"
                                                                              : "AUTO",
                  s->interleaved ? "interleaved-32x128 (prepared from swizzled/linear)"
+                 : s->fragment  ? "fragment-128x64 (prepared from swizzled/linear)"
                  : s->layout == TETRA_SCALE_LINEAR ? "linear" : "swizzled-128x4");
         if (s->env.gemm_lib) { /* --lib-a / --lib-b: the GEMM runs in another build */
             const size_t used = strlen(s->note);
@@ -786,6 +795,11 @@ static double bytes_w4a16(const bench_shape *s) { return s->l * (2.0 * s->m * s-
 static double bytes_w4a16_il(const bench_shape *s) {
     return s->l * (2.0 * s->m * s->k + (double)tetra_nvfp4_interleaved_bytes(s->n, s->k) + 2.0 * s->m * s->n);
 }
+/* prepared weights: the fragment values as read (padding included) and their swizzled scales */
+static double bytes_w4a16_frag(const bench_shape *s) {
+    return s->l * (2.0 * s->m * s->k + (double)tetra_nvfp4_fragment_bytes(s->n, s->k) +
+                   (double)tetra_nvfp4_scale_bytes(s->n, s->k, TETRA_SCALE_FRAGMENT_128X64) + 2.0 * s->m * s->n);
+}
 static double bytes_w4a4(const bench_shape *s) { return s->l * (nvb(s->m, s->k) + nvb(s->n, s->k) + 2.0 * s->m * s->n); }
 static double bytes_w4a4_il(const bench_shape *s) {
     return s->l * (nvb(s->m, s->k) + (double)tetra_nvfp4_interleaved_bytes(s->n, s->k) + 2.0 * s->m * s->n);
@@ -855,6 +869,11 @@ SETUP_IL(setup_w4a4_full_il, K_TETRA_W4A4_FULL)
 static int setup_w4a16_skinny(const bench_env *e, const bench_shape *s, void **st, char *m, size_t l) {
     return gemm_setup_b(K_TETRA_W4A16, TETRA_PATH_SKINNY, 1, e, s, st, m, l);
 }
+/* B prepared once as TETRA_SCALE_FRAGMENT_128X64 (the wgmma-T GEMM's layout), path AUTO;
+ * gated against the reference kernel, which reads the layout too */
+static int setup_w4a16_frag(const bench_env *e, const bench_shape *s, void **st, char *m, size_t l) {
+    return gemm_setup_b(K_TETRA_W4A16, TETRA_PATH_AUTO, 2, e, s, st, m, l);
+}
 /* the copy-only probe of the interleaved GEMV's ring (same grid, ring and copies as the BF16
  * kernel, no X, dequantization or mma): its GB/s beside the kernel's says which binds */
 static int setup_il_copy_probe(const bench_env *e, const bench_shape *sh, void **st, char *m, size_t l) {
@@ -905,6 +924,8 @@ const bench_arm bench_arm_tetra_gemm_gemv_interleaved = {"tetra-gemm-gemv-interl
     0, setup_w4a16_il, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16_il, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_skinny = {"tetra-gemm-skinny", "gemm", "w4a16", "kernel", 0,
     setup_w4a16_skinny, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16_il, 0, gemm_describe};
+const bench_arm bench_arm_tetra_gemm_frag = {"tetra-gemm-frag", "gemm", "w4a16", "kernel", 0, setup_w4a16_frag,
+    gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16_frag, 0, gemm_describe};
 const bench_arm bench_arm_probe_gemv_il_copy = {"probe-gemv-interleaved-copy", "mem", "interleaved-copy", "kernel", 0,
     setup_il_copy_probe, gemm_run, NULL, gemm_teardown, probe_flops, bytes_il_blocks, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_w4a4 = {"tetra-gemm-w4a4", "gemm", "w4a4", "kernel", 0, setup_w4a4, gemm_run,

@@ -71,13 +71,15 @@ __device__ __forceinline__ float a_unscaled(const void *row, int64_t k, float s)
     return __bfloat162float(((const __nv_bfloat16 *)row)[k]);
 }
 
-template <int AK>
+/* BF: b in the fragment layout (layout 3), a separate instantiation so that the other
+ * layouts' code is what it was */
+template <int AK, bool BF>
 __global__ void __launch_bounds__(kBlockN *kBlockM) gemm_reference_kernel(ref_params p) {
     const int64_t n = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t l = blockIdx.z;
     if (n >= p.n) return;
     const int64_t nkb = p.k / TETRA_NVFP4_BLOCK;
-    const bool b_il = p.b.layout == 2, b_frag = p.b.layout == 3;
+    const bool b_il = !BF && p.b.layout == 2;
     const int64_t b_nseg = tetra_il_segments(p.k);
     const uint8_t *bbatch = (const uint8_t *)p.b.data + l * p.b.batch_stride / 2;
     const uint8_t *brow = (const uint8_t *)p.b.data + (l * p.b.batch_stride + n * p.b.ld) / 2;
@@ -107,7 +109,7 @@ __global__ void __launch_bounds__(kBlockN *kBlockM) gemm_reference_kernel(ref_pa
                 tetra_il_unpack8(bstd, bblk);
                 bblk = bstd;
             }
-            if (b_frag) { /* the 16 codes, a k pair (one word) at a time */
+            if (BF) { /* the 16 codes, a k pair (one word) at a time */
 #pragma unroll
                 for (int q = 0; q < TETRA_NVFP4_BLOCK; q += 2) {
                     const int64_t k = kb * TETRA_NVFP4_BLOCK + q;
@@ -118,7 +120,7 @@ __global__ void __launch_bounds__(kBlockN *kBlockM) gemm_reference_kernel(ref_pa
             }
             const float sb = tetra_e4m3_to_float(
                 b_il ? bbatch[tetra_il_scale_offset(n, kb, b_nseg)]
-                     : bsc[b_frag ? tetra_swizzled_offset(n, kb, nkb)
+                     : bsc[BF ? tetra_swizzled_offset(n, kb, nkb)
                                   : tetra_scale_offset(p.b.layout, n, kb, nkb, p.b.scale_ld)]);
             float sa = 1.0f;
             if (AK == A_NVFP4)
@@ -191,10 +193,18 @@ extern "C" tetra_status tetra_launch_gemm_reference(const tetra_gemm_problem *p)
     rp.bias_dtype = p->bias_dtype;
     const dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)p->batch), block(kBlockN, kBlockM);
     const cudaStream_t stream = TETRA_STREAM(p);
-    switch (p->a.dtype) {
-    case TETRA_DTYPE_NVFP4: gemm_reference_kernel<A_NVFP4><<<grid, block, 0, stream>>>(rp); break;
-    case TETRA_DTYPE_FP16: gemm_reference_kernel<A_FP16><<<grid, block, 0, stream>>>(rp); break;
-    default: gemm_reference_kernel<A_BF16><<<grid, block, 0, stream>>>(rp); break;
+    if (rp.b.layout == 3) {
+        switch (p->a.dtype) {
+        case TETRA_DTYPE_NVFP4: gemm_reference_kernel<A_NVFP4, true><<<grid, block, 0, stream>>>(rp); break;
+        case TETRA_DTYPE_FP16: gemm_reference_kernel<A_FP16, true><<<grid, block, 0, stream>>>(rp); break;
+        default: gemm_reference_kernel<A_BF16, true><<<grid, block, 0, stream>>>(rp); break;
+        }
+    } else {
+        switch (p->a.dtype) {
+        case TETRA_DTYPE_NVFP4: gemm_reference_kernel<A_NVFP4, false><<<grid, block, 0, stream>>>(rp); break;
+        case TETRA_DTYPE_FP16: gemm_reference_kernel<A_FP16, false><<<grid, block, 0, stream>>>(rp); break;
+        default: gemm_reference_kernel<A_BF16, false><<<grid, block, 0, stream>>>(rp); break;
+        }
     }
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
