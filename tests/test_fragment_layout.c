@@ -296,10 +296,13 @@ int main(void) {
     CHECK(tetra_nvfp4_scale_bytes(0, 16, TETRA_SCALE_FRAGMENT_128X64) == 0);
 
     /* the contract at a hand-computed point: element (9, 37) of a 64-column matrix: r 9,
-     * kk 37, lane 4 * 1 + 2 = 6, s 2: tile byte 16 * 6 + 4 * 2 = 104 = row 3, byte 8 ->
-     * offset 3 * 32 + 8; slot 2 * 0 + 1 = 1, k odd: bits m 3 + 16, e0 4 + 16, e1 5 + 16,
-     * sign 12 + 16. Code 0xB (m, e0, sign): word 0x10180000. */
+     * kk 37, lane 4 * 1 + 2 = 6, s 2: block byte 16 * 6 + 4 * 2 = 104 of block 0; slot
+     * 2 * 0 + 1 = 1, k odd: bits m 3 + 16, e0 4 + 16, e1 5 + 16, sign 12 + 16. Code 0xB (m,
+     * e0, sign): word 0x10180000. And element (200, 100) of a 1040-column matrix (17 K-tiles):
+     * block 1 * 17 + 1 = 18, r 72: wg 1, w 0, g 0; kk 36: s 2, t 2, lane 2: block byte
+     * 2048 + 32 + 8 = 2088 -> 18 * 4096 + 2088 = 75816. */
     CHECK(tetra_frag_word_offset(9, 37, 64) == 104);
+    CHECK(tetra_frag_word_offset(200, 100, 1040) == 75816);
     {
         uint8_t sd[64 * 32 / 2] = {0}, ss[64 * 32 / 16] = {0};
         uint8_t *fv = amalloc(4096), *fs = amalloc(512);

@@ -12,7 +12,7 @@ def word_off(n, k, kcols):
     lane = 4 * (r % 8) + (kk % 8) // 2
     o = 2048 * (r // 64) + 512 * ((r % 64) // 16) + 16 * lane + 4 * (kk // 16)
     kp = (kcols + 63) // 64 * 64
-    return (n - r + o // 32) * (kp // 2) + (k // 64) * 32 + o % 32
+    return 4096 * ((n // 128) * (kp // 64) + k // 64) + o
 seen = set()
 for n in range(128):
     for k in range(64):

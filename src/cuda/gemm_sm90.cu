@@ -475,7 +475,7 @@ __device__ __noinline__ void store_pair(const epi_dst &e, int row, int col, floa
  * lane 0 issues the TMA (and the bulk scale copies), every lane arrives on `full` (its
  * init count is 1 + 32), after its cp.asyncs of the scale codes for linear or unaligned
  * scales. */
-template <class C>
+template <class C, bool FRAG = false>
 __device__ __forceinline__ void produce_raw_stage(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
                                                   uint32_t full, uint32_t empty, uint32_t slot, uint32_t phase,
                                                   int n0, int l, int kt, int lane, int diag) {
@@ -486,7 +486,10 @@ __device__ __forceinline__ void produce_raw_stage(const CUtensorMap *tm_b, const
          * smem rows (>= N) only feed outputs that are never stored */
         const int nblk = p.scale_bulk ? min(C::BN / 128, (p.n + 127) / 128 - n0 / 128) : 0;
         mbar_arrive_expect_tx(full, C::BRAW_BYTES + 512 * nblk);
-        tma_load_3d(sb + C::OFF_BRAW + slot * C::BRAW_BYTES, tm_b, kt * (W_BK / 2), n0, l, full);
+        /* FRAG: K-tile kt of 128-row block n0 / 128 is the 4096-byte fragment block
+         * n0 / 128 * ktiles + kt, 16 rows of tm_b's 256-byte view */
+        if (FRAG) tma_load_3d(sb + C::OFF_BRAW + slot * C::BRAW_BYTES, tm_b, 0, 16 * ((n0 / 128) * p.ktiles + kt), l, full);
+        else tma_load_3d(sb + C::OFF_BRAW + slot * C::BRAW_BYTES, tm_b, kt * (W_BK / 2), n0, l, full);
         for (int b = 0; b < nblk; b++)
             bulk_load(sb + C::OFF_BSC + slot * C::BSC_BYTES + 512 * b,
                       sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, full);
@@ -564,7 +567,7 @@ __device__ __forceinline__ void issue_a_multicast(const CUtensorMap *tm_a, uint3
  * expects the whole tile (its own half and the peer's), and its aempty stage counts the
  * consumer warps of both CTAs, since either CTA's next load overwrites both copies. The
  * halves are 1024-byte multiples, so the 128B swizzle pattern is that of the whole tile. */
-template <class C, bool MULTICAST_A = false>
+template <class C, bool MULTICAST_A = false, bool FRAG = false>
 __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CUtensorMap *tm_b, const sm90_params &p,
                                                uint32_t sb, uint32_t afull, uint32_t aempty, uint32_t rfull,
                                                uint32_t rempty, int m0, int n0, int l, int kt0, int nk, int lane,
@@ -593,8 +596,8 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
     if (pw != 1) return;
     ring_pos<C::SR> rr = {0, 0};
     for (int i = 0; i < nk; i++, rr.next())
-        produce_raw_stage<C>(tm_b, p, sb, rfull + 8 * rr.slot, rempty + 8 * rr.slot, rr.slot, rr.phase, n0, l,
-                             kt0 + i, lane, diag);
+        produce_raw_stage<C, FRAG>(tm_b, p, sb, rfull + 8 * rr.slot, rempty + 8 * rr.slot, rr.slot, rr.phase, n0, l,
+                                   kt0 + i, lane, diag);
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 
@@ -1314,7 +1317,7 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
 
     if (wg == 2) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n");
-        produce_stages<C, true>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0, n0, l, kt0, nk, lane, diag,
+        produce_stages<C, true, FRAG>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0, n0, l, kt0, nk, lane, diag,
                                 cta_rank);
         /* the exit barrier (see the consumers'): barrier.cluster would also let exited
          * threads through, but taking part costs these idle warps nothing */
@@ -2272,10 +2275,11 @@ static tetra_status prepare_sm90(const tetra_gemm_problem *p, const char *name, 
                           "%s: opts.splits = %d; at most %d and at most one split per %d-wide K tile", name, splits,
                           SPLIT_MAX, W_BK);
     const bool frag = b->scale_layout == TETRA_SCALE_FRAGMENT_128X64;
-    /* FRAGMENT weights: the layout fixes the pitches. The TMA views them as a standard
-     * matrix of the padded size (pad128(N) rows of pad64(K) / 2 bytes), whose 128-row x
-     * 32-byte boxes are the K-tiles' fragment blocks; the scales are swizzled 128x4. */
-    const int64_t b_ld = frag ? tetra_frag_padded_k(p->k) : b->ld, b_rows = frag ? tetra_frag_padded_rows(p->n) : p->n;
+    /* FRAGMENT weights: the layout fixes the pitches. The TMA views a batch as rows of 256
+     * bytes, 16 per 4096-byte fragment block (one 128-row K-tile, box 256 x 16); the scales
+     * are swizzled 128x4. In 4-bit elements: b_ld 512 per view row, b_rows view rows. */
+    const int64_t b_ld = frag ? 512 : b->ld,
+                  b_rows = frag ? tetra_frag_batch_bytes(p->n, p->k) / 256 : p->n;
     a_bs = p->batch > 1 ? a->batch_stride : p->m * a->ld;
     b_bs = frag ? b_rows * b_ld : p->batch > 1 ? b->batch_stride : p->n * b->ld;
     if (!tetra_aligned(a->data, 16) || a->ld % 8 || a_bs % 8)
@@ -2295,7 +2299,7 @@ static tetra_status prepare_sm90(const tetra_gemm_problem *p, const char *name, 
         cuuint32_t box_a[3] = {W_BK, (cuuint32_t)box_rows_a, 1}, estr[3] = {1, 1, 1};
         cuuint64_t dims_b[3] = {(cuuint64_t)(frag ? b_ld : p->k) / 2, (cuuint64_t)b_rows, (cuuint64_t)p->batch};
         cuuint64_t strides_b[2] = {(cuuint64_t)b_ld / 2, (cuuint64_t)b_bs / 2};
-        cuuint32_t box_b[3] = {W_BK / 2, (cuuint32_t)box_rows_b, 1};
+        cuuint32_t box_b[3] = {frag ? 256u : (cuuint32_t)(W_BK / 2), frag ? 16u : (cuuint32_t)box_rows_b, 1};
         cr = encode(tm_a, a->dtype == TETRA_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
                     3, (void *)a->data, dims_a, strides_a, box_a, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
                     CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);

@@ -11,15 +11,13 @@
 /* The elements of the word at byte offset `off` (a multiple of 4) of one batch of a
  * kcols-column fragment matrix: rows n0 and n0 + 8 times columns k0, k0 + 1, k0 + 8,
  * k0 + 9 (a thread's two fragment rows and its two k pairs of one k16 step). The inverse
- * of tetra_frag_word_offset: block row R = off / pitch, block byte c = off % pitch, tile
- * byte o = 32 * (R % 128) + c % 32 = 2048 wg + 512 w + 16 lane + 4 s. */
+ * of tetra_frag_word_offset: block b = off / 4096 (128-row block b / kt, K-tile b % kt),
+ * block byte o = off % 4096 = 2048 wg + 512 w + 16 lane + 4 s. */
 TETRA_HD void tetra_frag_word_elements(int64_t off, int64_t kcols, int64_t *n0, int64_t *k0) {
-    const int64_t pitch = tetra_frag_padded_k(kcols) / 2;
-    const int64_t R = off / pitch, c = off % pitch;
-    const int64_t o = 32 * (R % 128) + c % 32;
+    const int64_t kt = tetra_frag_padded_k(kcols) / 64, b = off / 4096, o = off % 4096;
     const int64_t wg = o / 2048, w = (o % 2048) / 512, lane = (o % 512) / 16, s = (o % 16) / 4;
-    *n0 = R - R % 128 + 64 * wg + 16 * w + lane / 4;
-    *k0 = 64 * (c / 32) + 16 * s + 2 * (lane % 4);
+    *n0 = 128 * (b / kt) + 64 * wg + 16 * w + lane / 4;
+    *k0 = 64 * (b % kt) + 16 * s + 2 * (lane % 4);
 }
 
 /* The fragment word at byte offset `off` built from a standard batch (row n's values at

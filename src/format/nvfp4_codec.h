@@ -302,11 +302,10 @@ TETRA_HD unsigned tetra_e2m1_code_nonneg(float q) {
 /* ------------------------------------------------------------------------------------
  * TETRA_SCALE_FRAGMENT_128X64 (docs/notes/fragment-layout.md): prepared weights for the
  * Hopper wgmma-T GEMM (v7), whose consumer threads dequantize wgmma's register A fragment.
- * Values: a byte matrix of pad128(rows) rows x pad64(K) / 2 bytes (row pitch pad64(K) / 2),
- * the same shape as a standard NVFP4 matrix of the padded size, but inside every block of
- * 128 rows x 32 bytes (128 rows x 64 K) the 4096 bytes are the K-tile's wgmma fragments:
- * block byte 32 * R + c (block row R, byte c) = tile byte o, with
- *   o = 2048 * wg + 512 * w + 16 * lane + 4 * s,   for element (n, k) of the block:
+ * Values: per batch, one contiguous 4096-byte block per 128 rows x 64 K (rows padded to 128,
+ * K to 64), block (n / 128, k / 64) at byte 4096 * ((n / 128) * pad64(K) / 64 + k / 64)
+ * (K-tiles of a 128-row block consecutive), holding that K-tile's wgmma fragments: byte
+ *   o = 2048 * wg + 512 * w + 16 * lane + 4 * s   of the block, for element (n, k):
  *   r = n % 128, wg = r / 64, w = (r % 64) / 16, g = r % 8, lane = 4 * g + t,
  *   kk = k % 64, s = kk / 16 (k16 step), t = (kk % 8) / 2,
  *   slot j = 2 * ((kk % 16) / 8) + (r % 16) / 8   (wgmma register j of step s),
@@ -333,7 +332,7 @@ TETRA_HD int64_t tetra_frag_batch_bytes(int64_t rows, int64_t k) {
 TETRA_HD int64_t tetra_frag_word_offset(int64_t n, int64_t k, int64_t kcols) {
     const int64_t r = n % 128, kk = k % 64, lane = 4 * (r % 8) + (kk % 8) / 2;
     const int64_t o = 2048 * (r / 64) + 512 * ((r % 64) / 16) + 16 * lane + 4 * (kk / 16);
-    return (n - r + o / 32) * (tetra_frag_padded_k(kcols) / 2) + (k / 64) * 32 + o % 32;
+    return 4096 * ((n / 128) * (tetra_frag_padded_k(kcols) / 64) + k / 64) + o;
 }
 
 /* Bit (0..31) of the word at which bit b (0 m, 1 e0, 2 e1, 3 sign) of element (n, k)'s code sits. */
