@@ -571,7 +571,7 @@ template <class C, bool MULTICAST_A = false, bool FRAG = false>
 __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CUtensorMap *tm_b, const sm90_params &p,
                                                uint32_t sb, uint32_t afull, uint32_t aempty, uint32_t rfull,
                                                uint32_t rempty, int m0, int n0, int l, int kt0, int nk, int lane,
-                                               int diag, uint32_t cta_rank = 0) {
+                                               int diag, uint32_t cta_rank = 0, bool half_a = false) {
     const int pw = (threadIdx.x % 128) / 32;
     if (pw == 0) {
         if (lane == 0) {
@@ -582,6 +582,13 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
                      * the TMA below follows, no read of the peer's data (.acquire.cluster
                      * adds an L1 invalidation, CCTL.IVALL, per wait) */
                     mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1);
+                    if (half_a) { /* tokens only in the first half: rank 0 loads it for both */
+                        mbar_arrive_expect_tx(afull + 8 * ra.slot, C::A_TILE_BYTES / 2);
+                        if (cta_rank == 0)
+                            tma_load_3d_multicast(sb + C::OFF_A + ra.slot * C::A_TILE_BYTES, tm_a, (kt0 + i) * W_BK,
+                                                  m0, l, afull + 8 * ra.slot, (uint16_t)0x3);
+                        continue;
+                    }
                     issue_a_multicast<C>(tm_a, sb, afull + 8 * ra.slot, ra.slot, kt0 + i, m0, l, cta_rank);
                     continue;
                 }
@@ -1310,6 +1317,23 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
+    /* Tokens only in the tile's first half (M - m0 <= BT / 2, e.g. M <= 32 at BT 64): the
+     * second half of every A stage would be a TMA box wholly past M (zero-filled), and such
+     * boxes cost time (run 83: M = 17..32 6-12% slower than M = 64). Instead it is zeroed
+     * here once, rank 1 loads nothing, and each stage expects half the bytes (same zeros,
+     * same bits). The epilogue's later reuse of the ring is after the last wgmma. */
+    const bool half_a = p.m - m0 <= BT / 2;
+    if (half_a) {
+        const uint4 z = make_uint4(0u, 0u, 0u, 0u);
+        for (uint32_t i = threadIdx.x; i < C::SA * (C::A_TILE_BYTES / 32); i += W_THREADS) {
+            const uint32_t st = i / (C::A_TILE_BYTES / 32), q = i % (C::A_TILE_BYTES / 32);
+            asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(sb + C::OFF_A + st * C::A_TILE_BYTES +
+                                                                              C::A_TILE_BYTES / 2 + 16 * q),
+                         "r"(z.x), "r"(z.y), "r"(z.z), "r"(z.w)
+                         : "memory");
+        }
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* generic writes -> wgmma reads */
+    }
     /* the peer multicasts into this CTA's stages and arrives on its aempty barriers: both
      * CTAs' barriers must be initialized first (also the CTA-wide barrier __syncthreads was) */
     cluster_arrive();
@@ -1318,7 +1342,7 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     if (wg == 2) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n");
         produce_stages<C, true, FRAG>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0, n0, l, kt0, nk, lane, diag,
-                                cta_rank);
+                                      cta_rank, half_a);
         /* the exit barrier (see the consumers'): barrier.cluster would also let exited
          * threads through, but taking part costs these idle warps nothing */
         cluster_arrive();
