@@ -257,13 +257,14 @@ tetra_status tetra_convert_weights_host(const tetra_matrix *src, tetra_matrix *d
 typedef enum tetra_gemm_path {
     TETRA_PATH_AUTO = 0,
     TETRA_PATH_REFERENCE = 1, /* one output per thread, FP64 accumulation: a checker */
-    TETRA_PATH_GEMV = 2,      /* decode kernels, M <= 16, sm_80+ */
+    TETRA_PATH_GEMV = 2,      /* decode kernels, M <= 16, sm_80+ (fragment-ordered B: BF16 A,
+                               * K % 128 == 0) */
     TETRA_PATH_MMA_SYNC = 3,  /* portable tensor-core GEMM, sm_80+ */
     TETRA_PATH_WGMMA = 4,     /* Hopper GEMM, sm_90a */
     /* Hopper GEMM computing D^T with the dequantized weights as wgmma's register operand,
      * sm_90a (tile_m 64, 128 or 256 tokens per CTA, chosen from M by a cost estimate;
-     * split-K under one wave of CTAs); the one path that reads TETRA_SCALE_FRAGMENT_128X64
-     * weights fast (tile_m 64 or 128) */
+     * split-K under one wave of CTAs); with the GEMV (M <= 16) the paths that read
+     * TETRA_SCALE_FRAGMENT_128X64 weights fast (tile_m 64 or 128) */
     TETRA_PATH_WGMMA_T = 5,
     /* Skinny-M Hopper GEMM, sm_90a (AUTO's choice for prepared weights at 17 <= M <= 64):
      * M <= 64, b prepared weights (TETRA_SCALE_INTERLEAVED_32X128), a BF16/FP16 16-byte
@@ -301,9 +302,11 @@ tetra_gemm_options tetra_gemm_options_default(void);
  * M <= 16 by AUTO, GEMV and REFERENCE, for 17 <= M <= 64 by AUTO and SKINNY (sm_90a,
  * BF16/FP16 A), not batch-invariant; the other paths, M > 64, and what SKINNY refuses at
  * 17 <= M <= 64 return TETRA_ERR_UNSUPPORTED; a fragment-ordered B, TETRA_SCALE_FRAGMENT_128X64,
- * is taken at every M by AUTO and WGMMA_T on sm_90a (64 or 128 tokens per CTA; the decode
- * GEMV does not read it yet, so M <= 16 runs slower than on a standard B), by AUTO and
- * REFERENCE elsewhere, not batch-invariant; the other paths return TETRA_ERR_UNSUPPORTED).
+ * is taken for M <= 16 by AUTO and GEMV (sm_80+; BF16 A, or NVFP4 A with a host global scale
+ * on sm_90+ through the staging pass; K % 128 == 0; AUTO sends what the GEMV refuses to the
+ * next path), at every M by AUTO and WGMMA_T on sm_90a (64 or 128 tokens per CTA), by AUTO
+ * and REFERENCE elsewhere, not batch-invariant; the other paths return
+ * TETRA_ERR_UNSUPPORTED).
  * A: NVFP4 (W4A4) or BF16/FP16 (W4A16). D: FP32/FP16/BF16.
  * opts may be NULL (defaults). Asynchronous on the context's stream.
  * W4A4 on the Hopper wgmma path first dequantizes A (exactly) into a BF16 staging buffer

@@ -8,9 +8,18 @@
  *    K % 64 == 32, L = 2; BF16 / FP16 / NVFP4 activations; bias; FP32 and BF16 D. Weights:
  *    every code, rows of +-6, random scale codes with zeros and (in the bit-compare cases) a
  *    NaN code 0x7F. The standard path is itself checked against the FP64 oracle by gpu_gemm.
- * 2. AUTO (which takes v7 at every M for these weights, 128-token tiles above M = 64) against
- *    the FP64 CPU oracle of the exactly dequantized operands, gated as gpu_gemm gates.
- * 3. Refusals naming b: tile_m 256, the GEMV / wgmma / mma.sync / skinny paths, batch_invariant.
+ * 2. AUTO (the GEMV at M <= 16 where it takes the problem, else v7, 128-token tiles above
+ *    M = 64) against the FP64 CPU oracle of the exactly dequantized operands, gated as gpu_gemm
+ *    gates.
+ * 3. The GEMV reading the layout (gemv_nvfp4_mma_frag; M = 1..16, BF16 a, K % 128 == 0):
+ *    pinned GEMV at 1 / 2 / 4 splits (2: the last-CTA reduce, 4: the reduce kernel) and AUTO
+ *    against the FP64 oracle, N = 256 / 520 / 1000, K = 512 / 2048, L = 1 / 2; a NaN scale code
+ *    makes its row NaN (every token, every batch) and no other output; W4A4 (NVFP4 a, host
+ *    global scale) through AUTO; K % 128 != 0: the pinned GEMV refuses naming K, AUTO is still
+ *    right (v7 or the reference kernel); FP16 a: the pinned GEMV refuses naming b's layout.
+ *    Its bits differ from the standard GEMV's (another k-to-mma-step assignment): no bit
+ *    comparison with it.
+ * 4. Refusals naming b: tile_m 256, the wgmma / mma.sync / skinny paths, batch_invariant.
  * Outputs poisoned (0xFF) before every run, guard bytes checked, every run repeated bit for
  * bit. The fragment bytes are built here with the codec's tetra_frag_put (not with
  * tetra_convert_weights, which gpu_fragment tests). Exit 77 without a device; the wgmma-T
@@ -267,17 +276,105 @@ static void auto_case(tetra_context *ctx, int64_t M, int64_t N, int64_t K, int64
     free(wv);
 }
 
-/* 3: what refuses such weights, with a message naming b */
+/* 3: the GEMV on fragment weights. path AUTO (splits 0) or GEMV (splits pinned 1 / 2 / 4),
+ * against the FP64 oracle; nan_scale: row N / 2 has a NaN scale code and must come out NaN
+ * (every token and batch), every other output finite and within the gate. a: BF16 or NVFP4
+ * (host global scale). expect_k_refusal: K % 128 != 0, the pinned GEMV must refuse naming K. */
+static void gemv_case(tetra_context *ctx, int64_t M, int64_t N, int64_t K, int64_t L, tetra_dtype at,
+                      tetra_dtype dd, int nan_scale, uint64_t seed) {
+    static const int pins[4] = {0, 1, 2, 4}; /* 0: AUTO */
+    tetra_rng r = {seed};
+    weights w;
+    acts a;
+    const int64_t cnt = M * N * L, nkb = K / 16;
+    const size_t bytes = (size_t)cnt * tu_dtype_size(dd);
+    void *out = tu_xmalloc(bytes), *again = tu_xmalloc(bytes);
+    double *ref = (double *)tu_xmalloc((size_t)cnt * 8), *wv = (double *)tu_xmalloc((size_t)(N * K) * 8);
+    make_weights(&w, &r, N, K, L, nan_scale);
+    make_acts(&a, &r, at, M, K, L);
+    for (int64_t l = 0; l < L; l++) {
+        const uint8_t *v = w.val + l * w.val_b, *sc = w.sc + l * w.sc_b;
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t k = 0; k < K; k++) {
+                const unsigned c = code_at(v, n, k, K);
+                const uint8_t sb = sc[tetra_swizzled_offset(n, k / 16, nkb)];
+                /* the NaN code's row: any finite stand-in (its outputs are checked for NaN) */
+                wv[n * K + k] = tetra_e2m1_magnitude(c & 7u) * (c & 8u ? -1.0 : 1.0) *
+                                (sb == 0x7F ? 1.0 : tetra_ue4m3_value(sb)) * 0.5;
+            }
+        for (int64_t m = 0; m < M; m++)
+            for (int64_t n = 0; n < N; n++) {
+                double acc = 0.0;
+                for (int64_t k = 0; k < K; k++) acc += a.ha[(l * M + m) * K + k] * wv[n * K + k];
+                ref[(l * M + m) * N + n] = acc;
+            }
+    }
+    for (int i = 0; i < 4; i++) {
+        tetra_gemm_options o = tetra_gemm_options_default();
+        tetra_status st;
+        tetra_err_stats s, fl;
+        int pass, nan_ok = 1;
+        if (pins[i]) {
+            o.path = TETRA_PATH_GEMV;
+            o.splits = pins[i];
+            if (pins[i] > 1 && pins[i] > K / 128 / 2) continue; /* at most nseg / 2 splits */
+        }
+        st = run(ctx, &a, &w.frag_m, dd, M, N, L, &o, out);
+        if (pins[i] && K % 128) {
+            CHECK_MSG(st == TETRA_ERR_UNSUPPORTED && strstr(tetra_last_error(), "K = "),
+                      "GEMV at K = %lld: status %d, %s", (long long)K, (int)st, tetra_last_error());
+            continue;
+        }
+        if (pins[i] && at == TETRA_DTYPE_NVFP4 && st == TETRA_ERR_UNSUPPORTED) {
+            /* before sm_90 W4A4 reaches the GEMV without the staging pass: refused */
+            printf("  gemv M=%lld N=%lld K=%lld a=NVFP4 pinned: unsupported here (%s)\n", (long long)M,
+                   (long long)N, (long long)K, tetra_last_error());
+            continue;
+        }
+        CHECK_MSG(st == TETRA_OK, "%s splits %d: %s", pins[i] ? "GEMV" : "AUTO", pins[i], tetra_last_error());
+        if (st != TETRA_OK) continue;
+        CHECK(run(ctx, &a, &w.frag_m, dd, M, N, L, &o, again) == TETRA_OK);
+        CHECK_MSG(memcmp(out, again, bytes) == 0, "GEMV on fragment weights: repeat differs (splits %d)", pins[i]);
+        if (nan_scale) { /* row N / 2 NaN everywhere, nothing else; then the oracle's stand-in */
+            for (int64_t l = 0; l < L; l++)
+                for (int64_t m = 0; m < M; m++)
+                    for (int64_t n = 0; n < N; n++) {
+                        const int64_t j = (l * M + m) * N + n;
+                        const float y = tu_get_dense(out, dd, j);
+                        if ((n == N / 2) != (isnan(y) != 0)) nan_ok = 0;
+                        if (n == N / 2) tu_put_dense(out, dd, j, (float)ref[j]);
+                    }
+            CHECK_MSG(nan_ok, "NaN scale code: row %lld must be NaN, every other output not (splits %d)",
+                      (long long)(N / 2), pins[i]);
+        }
+        s = tetra_err_compare(ref, out, (int)dd, cnt, 0);
+        fl = tetra_err_dtype_floor(ref, dd, cnt);
+        pass = tetra_err_pass(&s, &fl, 2.0, dd == TETRA_DTYPE_FP32 ? 32.0 * ldexp(1.0, -24) * sqrt((double)K) : 1e-5);
+        printf("  gemv M=%lld N=%lld K=%lld L=%lld a=%s d=%s %s %d%s vs FP64 oracle: norm %.2e (floor %.2e) "
+               "maxrel %.2e (floor %.2e) %s\n",
+               (long long)M, (long long)N, (long long)K, (long long)L, tu_dtype_name(at), tu_dtype_name(dd),
+               pins[i] ? "GEMV splits" : "AUTO", pins[i], nan_scale ? (nan_ok ? " nan-row ok" : " nan-row WRONG") : "",
+               s.normwise, fl.normwise, s.max_rel, fl.max_rel, pass ? "PASS" : "FAIL");
+        CHECK_MSG(pass, "GEMV on fragment weights: oracle gate");
+    }
+    free_weights(&w);
+    free_acts(&a);
+    free(out);
+    free(again);
+    free(ref);
+    free(wv);
+}
+
+/* 4: what refuses such weights, with a message naming b */
 static void refusals(tetra_context *ctx) {
     tetra_rng r = {7};
     weights w;
     acts a;
     void *out = tu_xmalloc(64 * 256 * 4);
-    static const tetra_gemm_path paths[4] = {TETRA_PATH_GEMV, TETRA_PATH_WGMMA, TETRA_PATH_MMA_SYNC,
-                                             TETRA_PATH_SKINNY};
+    static const tetra_gemm_path paths[3] = {TETRA_PATH_WGMMA, TETRA_PATH_MMA_SYNC, TETRA_PATH_SKINNY};
     make_weights(&w, &r, 256, 256, 1, 0);
     make_acts(&a, &r, TETRA_DTYPE_BF16, 64, 256, 1);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 3; i++) {
         tetra_gemm_options o = tetra_gemm_options_default();
         o.path = paths[i];
         CHECK_ERR(run(ctx, &a, &w.frag_m, TETRA_DTYPE_FP32, 64, 256, 1, &o, out), TETRA_ERR_UNSUPPORTED,
@@ -295,7 +392,15 @@ static void refusals(tetra_context *ctx) {
             CHECK_ERR(run(ctx, &a, &w.frag_m, TETRA_DTYPE_FP32, 64, 256, 1, &o, out), TETRA_ERR_UNSUPPORTED,
                       "TETRA_SCALE_FRAGMENT_128X64");
     }
-    printf("  refusals: GEMV, WGMMA, MMA_SYNC, SKINNY, batch_invariant, tile_m 256 name b's layout\n");
+    free_acts(&a);
+    { /* the GEMV takes BF16 a only (FP16 a: refused naming the layout) */
+        tetra_gemm_options o = tetra_gemm_options_default();
+        o.path = TETRA_PATH_GEMV;
+        make_acts(&a, &r, TETRA_DTYPE_FP16, 4, 256, 1);
+        CHECK_ERR(run(ctx, &a, &w.frag_m, TETRA_DTYPE_FP32, 4, 256, 1, &o, out), TETRA_ERR_UNSUPPORTED,
+                  "TETRA_SCALE_FRAGMENT_128X64");
+    }
+    printf("  refusals: WGMMA, MMA_SYNC, SKINNY, batch_invariant, tile_m 256, GEMV with FP16 a name b's layout\n");
     free_weights(&w);
     free_acts(&a);
     free(out);
@@ -316,6 +421,18 @@ int main(void) {
     auto_case(ctx, 48, 256, 544, 2, TETRA_DTYPE_BF16, 12);
     auto_case(ctx, 300, 200, 512, 1, TETRA_DTYPE_FP32, 13);
     if (!tu_quick()) auto_case(ctx, 100, 1280, 4096, 1, TETRA_DTYPE_FP32, 14);
+    /* the GEMV: M, N, K, L, a, d, NaN scale row */
+    gemv_case(ctx, 1, 256, 512, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 0, 21);
+    gemv_case(ctx, 5, 520, 2048, 2, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16, 0, 22);
+    gemv_case(ctx, 9, 1000, 512, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 1, 23);
+    gemv_case(ctx, 16, 520, 2048, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_FP16, 0, 24);
+    gemv_case(ctx, 16, 1000, 2048, 2, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 1, 25);
+    gemv_case(ctx, 1, 1000, 2048, 2, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 1, 26);
+    gemv_case(ctx, 9, 256, 2048, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16, 0, 27);
+    gemv_case(ctx, 5, 256, 512, 2, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 1, 28);
+    gemv_case(ctx, 5, 520, 2048, 1, TETRA_DTYPE_NVFP4, TETRA_DTYPE_FP32, 0, 29); /* W4A4: staged */
+    gemv_case(ctx, 4, 520, 544, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 0, 30);   /* K % 128 == 32 */
+    gemv_case(ctx, 16, 256, 192, 2, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 1, 31);  /* K % 128 == 64 */
     refusals(ctx);
     tetra_context_destroy(ctx);
     return tu_finish(NAME);

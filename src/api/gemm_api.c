@@ -12,8 +12,10 @@
  * are read by the GEMV (M <= 16, else the reference kernel) and, for 17 <= M <= 64 on sm_90a,
  * the skinny wgmma kernel (TETRA_PATH_SKINNY, also pinnable); anything else with them is
  * refused with a message naming b. Fragment-ordered weights (TETRA_SCALE_FRAGMENT_128X64) go
- * to the transposed wgmma GEMM at every M (64 or 128 tokens per CTA) and, where it refuses
- * (not sm_90a, K % 32, alignment), to the reference kernel. */
+ * to the GEMV at M <= 16 (BF16 a or W4A4 through the staging pass, K % 128 == 0; build
+ * switch / environment TETRA_GEMV_FRAG), else to the transposed wgmma GEMM at every M (64 or
+ * 128 tokens per CTA) and, where it refuses (not sm_90a, K % 32, alignment), to the
+ * reference kernel. */
 #include <math.h>
 
 #include "../core/internal.h"
@@ -197,22 +199,32 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
     if (il && (o.path == TETRA_PATH_MMA_SYNC || o.path == TETRA_PATH_WGMMA || o.path == TETRA_PATH_WGMMA_T ||
                o.batch_invariant || (o.path == TETRA_PATH_AUTO && p.m > 64)))
         return il_refusal(o.path, p.m, o.batch_invariant);
-    /* Prepared fragment-ordered weights: the wgmma-T GEMM (v7, BT 64 / 128) on sm_90a at any
-     * M, else the reference kernel (docs/notes/fragment-layout.md). */
+    /* Prepared fragment-ordered weights: at M <= 16 the GEMV (BF16 a, or W4A4 through the
+     * staging pass; K % 128 == 0; TETRA_GEMV_FRAG), then the wgmma-T GEMM (v7, BT 64 / 128) on
+     * sm_90a at any M, else the reference kernel (docs/notes/fragment-layout.md). */
     if (b->scale_layout == TETRA_SCALE_FRAGMENT_128X64) {
         if (o.batch_invariant || (o.path != TETRA_PATH_AUTO && o.path != TETRA_PATH_WGMMA_T &&
-                                  o.path != TETRA_PATH_REFERENCE))
+                                  o.path != TETRA_PATH_GEMV && o.path != TETRA_PATH_REFERENCE))
             return tetra_fail(TETRA_ERR_UNSUPPORTED,
-                              "b: TETRA_SCALE_FRAGMENT_128X64 weights are read by the WGMMA_T path (sm_90a) and "
-                              "the reference path only, batch_invariant 0; here path %d, batch_invariant %d; "
-                              "tetra_convert_weights back to a standard layout for this product",
+                              "b: TETRA_SCALE_FRAGMENT_128X64 weights are read by the GEMV path (M <= 16, BF16 a "
+                              "or W4A4, K %% 128 == 0), the WGMMA_T path (sm_90a) and the reference path only, "
+                              "batch_invariant 0; here path %d, batch_invariant %d; tetra_convert_weights back to "
+                              "a standard layout for this product",
                               (int)o.path, o.batch_invariant);
         if (o.path == TETRA_PATH_REFERENCE) {
             if (p.tile_m || p.splits > 1)
                 return tetra_fail(TETRA_ERR_UNSUPPORTED, "the reference path has no tile or split to pin");
             return tetra_launch_gemm_reference(&p);
         }
+        if (o.path == TETRA_PATH_GEMV) return launch_gemv(&p);
         if (o.path == TETRA_PATH_WGMMA_T) return launch_wgmma_t(&p);
+        /* the GEMV where it can take the problem (checked here as far as known, so that a
+         * W4A4 problem it would refuse is not staged twice); it refuses the rest */
+        if (p.m <= 16 && p.k % 128 == 0 && a->dtype != TETRA_DTYPE_FP16 && tetra_gemv_frag_auto()) {
+            st = launch_gemv(&p);
+            if (st != TETRA_ERR_UNSUPPORTED) return st;
+            tetra_clear_error();
+        }
         if (ctx->sm_major == 9) {
             st = launch_wgmma_t(&p);
             if (st != TETRA_ERR_UNSUPPORTED) return st;

@@ -82,6 +82,14 @@
 #endif
 /* the split rule's minimum segments per split where the grid stays >= one CTA per SM
  * (gemv_auto_splits; notes: gemv.md, session 11; CMake: TETRA_GEMV_LONG_SPLIT_SEGS) */
+/* AUTO on fragment-ordered W (TETRA_SCALE_FRAGMENT_128X64) at M <= 16: 1 (default) tries the
+ * GEMV (gemv_nvfp4_mma_frag) before the wgmma-T GEMM, 0 goes to the wgmma-T GEMM as before
+ * (session 17's routing). TETRA_GEMV_FRAG=0 / 1 in the environment overrides it (read once
+ * per process; the device A/B in one binary). Pinned TETRA_PATH_GEMV takes it either way
+ * (notes: fragment-layout.md, "GEMV reader"; CMake: TETRA_GEMV_FRAG). */
+#ifndef TETRA_GEMV_FRAG
+#define TETRA_GEMV_FRAG 1
+#endif
 #ifndef TETRA_GEMV_LONG_SPLIT_SEGS
 #define TETRA_GEMV_LONG_SPLIT_SEGS 10
 #endif
@@ -103,7 +111,8 @@ enum {
     GEMV_LAST_CTA_MAX_SPLITS = 2,
     /* independent mma accumulator chains per tile (1: one chain of 8 per segment; 2: two of
      * 4, summed after the K loop); an experiment switch, notes: session 4 */
-    GEMV_ACC_SETS = TETRA_GEMV_ACC_SETS
+    GEMV_ACC_SETS = TETRA_GEMV_ACC_SETS,
+    GEMV_FRAG_BLOCK = 4096   /* bytes of one TETRA_SCALE_FRAGMENT_128X64 block (128 rows x 64 K) */
 };
 
 /* Which activation operand: decides the tensor-core type (bf16 for BF16 X, f16 else). */
@@ -307,6 +316,171 @@ __device__ __forceinline__ void gemv_ck_reduce(const gemv_params &p, gemv_stage 
         gemv_store(p, l, m, n, v, gemv_operand<XK>::pow2);
     }
     ck_cluster_sync<false>();
+}
+
+/* ---------------------------------------------------------------- fragment-ordered W */
+
+/*
+ * The K loop of gemv_nvfp4_mma<X_BF16, false, false, true> (FR): W in
+ * TETRA_SCALE_FRAGMENT_128X64 (src/format/nvfp4_codec.h; docs/notes/fragment-layout.md,
+ * "GEMV reader"), BF16 X. The CTA's 128 rows are one fragment row block; warp q's 32 rows are
+ * the 16-row groups at block bytes 1024 q (rows 32q..32q+15) and 1024 q + 512 (rows
+ * 32q+16..32q+31), and lane (g, t)'s 16 bytes of a group's K-tile (at + 16 lane) are that
+ * tile's four k16 steps, word s = step s, slot j of the word = register j of the m16n8k16 A
+ * fragment (j = 0: row g, k 2t..2t+1; 1: row g+8; 2: row g, k 2t+8..2t+9; 3: row g+8), so a
+ * word is one mma step's A operand after 9 integer instructions and 4 HMUL2s.
+ * A segment (128 K) = K-tiles kt0 = 2 seg and kt1 = 2 seg + 1 (blocks 4096 bytes apart);
+ * lane copies 4 x 16 bytes into w[0..3][lane] = (kt0, group 0), (kt0, group 1), (kt1, group
+ * 0), (kt1, group 1) (each warp instruction: 512 contiguous bytes), and the two scale words
+ * (kt0, kt1; 4 block scales each) of its quad's row g + 8t into s[0][lane], s[1][lane].
+ * Scales: lane t turns its own row's words into BF16 pairs (steps 0-1, 2-3 of each K-tile;
+ * scale_pair2, the standard kernel's convention, so the epilogue's 2^7 holds), writes them
+ * to s[2 kt + p][lane] (its own slots: no lane reads another's raw words), and after one
+ * __syncwarp every lane reads its quad's four rows of (kt, p) as one 16-byte word
+ * s[2 kt + p][4g .. 4g + 3]; the HMUL2s take a pair's half as (s, s) (half_bcast, folded).
+ * The __syncwarp also orders every lane's reads of the stage refilled right after it (read
+ * one iteration earlier) before the refill's copies. NaN flags: each lane checks its own
+ * row's raw words, the epilogue's quad OR spreads them. X: B fragment of step s' (0..7 in the
+ * segment) for token g = X[g][16 s' + 2t, +1] and X[g][16 s' + 2t + 8, +9], two 32-bit loads
+ * (natural k order, fixed by the layout), loaded one segment ahead into the registers the
+ * step just left. Accumulation order per output: K-tiles, steps 0..3 in natural order.
+ */
+template <int XK>
+__device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage *my, int seg_begin, int seg_end,
+                                               bool two_tiles, float (&acc)[2][2][GEMV_ACC_SETS][4],
+                                               uint32_t &bad) {
+    static_assert(XK == X_BF16, "fragment W: BF16 X only");
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    const int64_t l = blockIdx.z;
+    const int64_t nkt = p.nkb / 4; /* K-tiles of 64 (K % 128 == 0) */
+    const int64_t tile0 = (int64_t)blockIdx.x * nkt + 2 * (int64_t)seg_begin;
+    const uint8_t *wsrc = p.w + l * p.w_batch_bytes + tile0 * GEMV_FRAG_BLOCK + 1024 * warp + 16 * lane;
+    /* swizzled 128x4 scales: K-tile kt of row r at 512 * ((r / 128) * nkt + kt) + 16 * (r % 32)
+     * + 4 * ((r % 128) / 32); here r % 32 = g + 8t, (r % 128) / 32 = warp */
+    const uint8_t *ssrc = p.w_scales + l * p.w_scale_batch + tile0 * TETRA_SWIZZLE_ATOM + 16 * (g + 8 * t) + 4 * warp;
+    const uint32_t ring_base = smem_u32(&my[0].w[0][lane]);
+    const uint32_t s_off = (uint32_t)((uint8_t *)&my[0].s[0][lane] - (uint8_t *)&my[0].w[0][lane]);
+    constexpr uint32_t stage_bytes = sizeof(gemv_stage);
+    constexpr uint32_t wrow_bytes = 16 * TETRA_WARP, srow_bytes = 4 * TETRA_WARP;
+    auto issue = [&](int slot) {
+        const uint32_t base = ring_base + (uint32_t)slot * stage_bytes;
+        cp_async16(base, wsrc);
+        cp_async16(base + wrow_bytes, wsrc + 512);
+        cp_async16(base + 2 * wrow_bytes, wsrc + GEMV_FRAG_BLOCK);
+        cp_async16(base + 3 * wrow_bytes, wsrc + GEMV_FRAG_BLOCK + 512);
+        cp_async4(base + s_off, ssrc);
+        cp_async4(base + s_off + srow_bytes, ssrc + TETRA_SWIZZLE_ATOM);
+        wsrc += 2 * GEMV_FRAG_BLOCK;
+        ssrc += 2 * TETRA_SWIZZLE_ATOM;
+    };
+
+#pragma unroll
+    for (int a = 0; a < 2; a++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int j = 0; j < GEMV_ACC_SETS; j++)
+#pragma unroll
+                for (int c = 0; c < 4; c++) acc[a][h][j][c] = 0.0f;
+    uint32_t fl = 0u; /* nan_flags of this lane's row g + 8t */
+
+    const int nseg = seg_end - seg_begin;
+#pragma unroll
+    for (int j = 0; j < GEMV_STAGES - 1; j++) {
+        if (j < nseg) issue(j);
+        cp_async_commit();
+    }
+    tetra_pdl_wait(); /* as in the standard kernel: X may come from the W4A4 staging pass */
+#if TETRA_GEMV_PDL_REDUCE
+    if (p.splits > 1 && !p.counters) tetra_pdl_trigger();
+#endif
+
+    /* activation rows g and g + 8: rows past M never load (their operand stays zero) */
+    bool xon[2];
+    xon[0] = g < p.m;
+    xon[1] = g + 8 < p.m;
+    const uint8_t *xnext = p.x + l * p.x_batch_bytes + (int64_t)(xon[0] ? g : 0) * p.x_row_bytes +
+                           (int64_t)seg_begin * 256 + 4 * t;
+    const int64_t x8 = 8 * p.x_row_bytes; /* row g + 8 (M > 8 only, so row g exists) */
+    /* xf[h][s'][0..1]: the B fragment of step s' of the next segment to use */
+    uint32_t xf[2][8][2];
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+#pragma unroll
+        for (int s = 0; s < 8; s++) xf[h][s][0] = xf[h][s][1] = 0u;
+    auto load_x = [&](int h, int s, bool on) {
+        if (!on) return;
+        const uint8_t *src = xnext + (h ? x8 : 0) + 32 * s;
+        xf[h][s][0] = __ldg((const unsigned int *)src);
+        xf[h][s][1] = __ldg((const unsigned int *)(src + 16));
+    };
+
+    auto k_loop = [&](auto two_const) {
+        constexpr bool TWO = decltype(two_const)::value;
+        constexpr int NT = TWO ? 2 : 1;
+#pragma unroll
+        for (int h = 0; h < NT; h++)
+#pragma unroll
+            for (int s = 0; s < 8; s++) load_x(h, s, xon[h] && seg_begin < seg_end);
+        xnext += 256;
+        int slot = 0;
+        for (int seg = seg_begin; seg < seg_end; seg++) {
+            cp_async_wait<GEMV_STAGES - 2>(); /* this lane's copies of this segment have landed */
+            gemv_stage &st = my[slot];
+            uint4 wraw[4];
+#pragma unroll
+            for (int i = 0; i < 4; i++) wraw[i] = st.w[i][lane];
+            const uint32_t c0 = st.s[0][lane], c1 = st.s[1][lane];
+            fl = nan_flags(nan_flags(fl, c0), c1);
+            st.s[0][lane] = scale_pair2<true>(prmt(c0, 0u, 0x4140u)); /* (kt0: steps 0, 1) */
+            st.s[1][lane] = scale_pair2<true>(prmt(c0, 0u, 0x4342u)); /* (kt0: steps 2, 3) */
+            st.s[2][lane] = scale_pair2<true>(prmt(c1, 0u, 0x4140u));
+            st.s[3][lane] = scale_pair2<true>(prmt(c1, 0u, 0x4342u));
+            /* the quad's pairs are visible to it; every lane's reads of the stage refilled
+             * below (read one iteration ago) come before the refill */
+            __syncwarp();
+            {
+                const int refill = slot == 0 ? GEMV_STAGES - 1 : slot - 1;
+                if (seg + GEMV_STAGES - 1 < seg_end) issue(refill);
+                cp_async_commit();
+            }
+            const bool more = seg + 1 < seg_end;
+#pragma unroll
+            for (int kt = 0; kt < 2; kt++) {
+                /* sp[p]: rows g, g+8, g+16, g+24 (x, y, z, w) x steps (2p, 2p+1) of this K-tile */
+                const uint4 sp[2] = {*(const uint4 *)&st.s[2 * kt][4 * g], *(const uint4 *)&st.s[2 * kt + 1][4 * g]};
+#pragma unroll
+                for (int s = 0; s < 4; s++) {
+                    const uint32_t M = 0x81C081C0u;
+#pragma unroll
+                    for (int at = 0; at < 2; at++) {
+                        const uint32_t x = word_of(wraw[2 * kt + at], s);
+                        const uint32_t pr0 = word_of(sp[s >> 1], 2 * at), pr1 = word_of(sp[s >> 1], 2 * at + 1);
+                        const uint32_t sc0 = (s & 1) ? half_bcast<1, true>(pr0) : half_bcast<0, true>(pr0);
+                        const uint32_t sc1 = (s & 1) ? half_bcast<1, true>(pr1) : half_bcast<0, true>(pr1);
+                        const uint32_t a0 = mul_bf16x2(x & M, sc0);
+                        const uint32_t a1 = mul_bf16x2((x << 3) & M, sc1);
+                        const uint32_t a2 = mul_bf16x2((x << 6) & M, sc0);
+                        const uint32_t a3 = mul_bf16x2(((x >> 7) & 0x00D800D8u) * 0x821u & M, sc1);
+                        const int set = (4 * kt + s) % GEMV_ACC_SETS;
+                        mma_16816<true>(acc[at][0][set], a0, a1, a2, a3, xf[0][4 * kt + s][0], xf[0][4 * kt + s][1]);
+                        if (TWO)
+                            mma_16816<true>(acc[at][1][set], a0, a1, a2, a3, xf[1][4 * kt + s][0],
+                                            xf[1][4 * kt + s][1]);
+                    }
+#pragma unroll
+                    for (int h = 0; h < NT; h++) load_x(h, 4 * kt + s, more && xon[h]);
+                }
+            }
+            xnext += 256;
+            slot = slot == GEMV_STAGES - 1 ? 0 : slot + 1;
+        }
+    };
+    if (two_tiles) k_loop(std::true_type{});
+    else k_loop(std::false_type{});
+    /* row g + 8t's flags to its bit (7 - t of each byte); the epilogue ORs the quad */
+    bad = (fl & 0x80808080u) >> t;
 }
 
 /*
@@ -737,6 +911,98 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
     }
 }
 
+/*
+ * The mma kernel for fragment-ordered W (TETRA_SCALE_FRAGMENT_128X64; BF16 X): the grid,
+ * split of K, ring, NaN rows, partials and reduces of gemv_nvfp4_mma<X_BF16, false> (rows r0 +
+ * g + 8i of CTA row tile blockIdx.x = fragment row block), the K loop gemv_frag_main's. Its
+ * own kernel rather than a template flag of gemv_nvfp4_mma: the flag's restructuring changed
+ * ptxas' register assignment, so the SASS, of the existing kernels; the epilogue below is a
+ * copy of that kernel's (non-cluster, standard-W branch).
+ */
+__global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma_frag(const gemv_params p) {
+    constexpr int XK = X_BF16;
+    __shared__ gemv_stage ring[GEMV_WARPS][GEMV_STAGES];
+    __shared__ int last_cta;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    const int64_t l = blockIdx.z;
+    const int split = (int)blockIdx.y;
+    const int seg_begin = (int)((int64_t)split * p.nseg / p.splits);
+    const int seg_end = (int)((int64_t)(split + 1) * p.nseg / p.splits);
+    float acc[2][2][GEMV_ACC_SETS][4];
+    uint32_t bad;
+    gemv_frag_main<XK>(p, ring[warp], seg_begin, seg_end, p.m > 8, acc, bad);
+    cp_async_wait<0>();
+#pragma unroll
+    for (int a = 0; a < 2; a++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int j = 1; j < GEMV_ACC_SETS; j++)
+#pragma unroll
+                for (int c = 0; c < 4; c++) acc[a][h][0][c] += acc[a][h][j][c];
+    bad |= __shfl_xor_sync(0xFFFFFFFFu, bad, 1);
+    bad |= __shfl_xor_sync(0xFFFFFFFFu, bad, 2);
+
+    const float nan = __int_as_float(0x7FC00000);
+    const int64_t tiles = gridDim.x;
+    float *part = p.partial + ((l * tiles + blockIdx.x) * p.splits + split) *
+                                  (int64_t)(GEMV_MAX_M * GEMV_ROWS_PER_CTA);
+#pragma unroll
+    for (int at = 0; at < 2; at++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int c = 0; c < 4; c++) {
+                const int rl = warp * GEMV_ROWS_PER_WARP + 16 * at + g + 8 * (c >> 1);
+                const int64_t n = (int64_t)blockIdx.x * GEMV_ROWS_PER_CTA + rl;
+                const int m = 8 * h + 2 * t + (c & 1);
+                if (n >= p.n || m >= p.m) continue;
+                const float v = bad & (0x80808080u >> (2 * at + (c >> 1))) ? nan : acc[at][h][0][c];
+                if (p.splits == 1)
+                    gemv_store(p, l, m, n, v, gemv_operand<XK>::pow2);
+                else
+                    part[m * GEMV_ROWS_PER_CTA + rl] = v;
+            }
+    if (p.splits == 1 || !p.counters) return;
+
+    /* split-K: the last CTA of this row tile sums all splits' partials in split order */
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        last_cta = tetra_arrive_last(p.counters + l * tiles + blockIdx.x, p.tag, p.splits);
+    __syncthreads();
+    if (!last_cta) return;
+    __threadfence();
+    const int rl = threadIdx.x;
+    const int64_t n = (int64_t)blockIdx.x * GEMV_ROWS_PER_CTA + rl;
+    if (n >= p.n) return;
+    const float *src = p.partial + (l * tiles + blockIdx.x) * p.splits *
+                                       (int64_t)(GEMV_MAX_M * GEMV_ROWS_PER_CTA) + rl;
+    const int64_t split_stride = (int64_t)GEMV_MAX_M * GEMV_ROWS_PER_CTA;
+    for (int m0 = 0; m0 < p.m; m0 += 4) {
+        float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (int k0 = 0; k0 < p.splits; k0 += 8) {
+            float x[4][8];
+#pragma unroll
+            for (int mi = 0; mi < 4; mi++)
+#pragma unroll
+                for (int j = 0; j < 8; j++)
+                    x[mi][j] = (m0 + mi < p.m && k0 + j < p.splits)
+                                   ? __ldcg(src + (k0 + j) * split_stride + (m0 + mi) * GEMV_ROWS_PER_CTA)
+                                   : 0.0f;
+#pragma unroll
+            for (int mi = 0; mi < 4; mi++)
+#pragma unroll
+                for (int j = 0; j < 8; j++)
+                    if (k0 + j < p.splits) v[mi] = k0 + j == 0 ? x[mi][j] : v[mi] + x[mi][j];
+        }
+#pragma unroll
+        for (int mi = 0; mi < 4; mi++)
+            if (m0 + mi < p.m) gemv_store(p, l, m0 + mi, n, v[mi], gemv_operand<XK>::pow2);
+    }
+}
+
 /* Split-K second pass (more than GEMV_LAST_CTA_MAX_SPLITS splits): one thread per
  * (batch, m, n) sums the partials in split order 0..S-1, the same FP32 adds in the same order
  * as the last-CTA reduce, so both give the same bits. 8 independent loads in flight. */
@@ -970,9 +1236,9 @@ int gemv_ck_splits(int64_t nseg, int64_t tiles, int64_t batch, int sms, int occ,
 
 /* CTAs of the mma kernel per SM on the current device (1 if the query fails): the split
  * rule's slot count */
-template <int XK, bool IL> int gemv_occupancy() {
+template <int XK, bool IL, bool FR = false> int gemv_occupancy() {
     int occ = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, gemv_nvfp4_mma<XK, IL>, GEMV_THREADS, 0) !=
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, FR ? gemv_nvfp4_mma_frag : gemv_nvfp4_mma<XK, IL>, GEMV_THREADS, 0) !=
             cudaSuccess ||
         occ < 1) {
         (void)cudaGetLastError();
@@ -1105,14 +1371,16 @@ tetra_status launch_ck(gemv_params &prm, const tetra_gemm_problem *p, int S) {
     return TETRA_OK;
 }
 
-template <int XK, bool IL>
+/* FR: W in TETRA_SCALE_FRAGMENT_128X64 (BF16 X; no cluster-K) */
+template <int XK, bool IL, bool FR = false>
 tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
-    if (!p->splits) { /* cluster-K where the switch is on and it can run; pinned splits: never */
+    void (*kernel)(gemv_params) = FR ? gemv_nvfp4_mma_frag : gemv_nvfp4_mma<XK, IL>;
+    if (!FR && !p->splits) { /* cluster-K where the switch is on and it can run; pinned splits: never */
         const int S = ck_plan<XK, IL>(prm.nseg, p->n, p->batch, p->ctx);
         if (S) return launch_ck<XK, IL>(prm, p, S);
     }
     cudaStream_t stream = TETRA_STREAM(p);
-    const int occ = gemv_occupancy<XK, IL>();
+    const int occ = gemv_occupancy<XK, IL, FR>();
     const int64_t tiles = (p->n + GEMV_ROWS_PER_CTA - 1) / GEMV_ROWS_PER_CTA;
     int64_t splits = gemv_auto_splits(prm.nseg, tiles, p->batch, p->ctx->sms, occ);
     const int64_t max_splits = prm.nseg / GEMV_MIN_SEGS_PER_SPLIT;
@@ -1144,10 +1412,10 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     }
     prm.splits = (int)splits;
     dim3 grid((unsigned)tiles, (unsigned)splits, (unsigned)p->batch);
-    if (p->pdl && pdl_compiled(gemv_nvfp4_mma<XK, IL>, p->ctx->device)) /* a dependent of the staging pass (gemm_api.c) */
-        TETRA_CUDA_TRY(tetra_launch_dependent(gemv_nvfp4_mma<XK, IL>, grid, dim3(GEMV_THREADS), stream, prm));
+    if (p->pdl && pdl_compiled(kernel, p->ctx->device)) /* a dependent of the staging pass (gemm_api.c) */
+        TETRA_CUDA_TRY(tetra_launch_dependent(kernel, grid, dim3(GEMV_THREADS), stream, prm));
     else
-        gemv_nvfp4_mma<XK, IL><<<grid, GEMV_THREADS, 0, stream>>>(prm);
+        kernel<<<grid, GEMV_THREADS, 0, stream>>>(prm);
     TETRA_LAUNCH_CHECK();
     if (splits > 1 && !prm.counters) {
         const int64_t outs = (int64_t)p->m * p->n;
@@ -1236,6 +1504,26 @@ extern "C" tetra_status tetra_launch_gemv(const tetra_gemm_problem *p) {
     prm.x_full_segs = (int)(kseg / GEMV_SEG_K);
     prm.nseg = prm.w_il ? (int)tetra_il_segments(kseg) : prm.x_full_segs;
 
+    /* fragment-ordered W (TETRA_SCALE_FRAGMENT_128X64): the FR mma kernel or nothing (the
+     * scalar kernel does not read the layout); AUTO then runs the wgmma-T GEMM (gemm_api.c) */
+    if (b.scale_layout == TETRA_SCALE_FRAGMENT_128X64) {
+        if (a.dtype != TETRA_DTYPE_BF16)
+            return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                              "tetra_launch_gemv: b in TETRA_SCALE_FRAGMENT_128X64 is read with a BF16 a only "
+                              "(here a.dtype %d: FP16 a, and NVFP4 a with a device global scale or before sm_90, "
+                              "go to the WGMMA_T path)", (int)a.dtype);
+        if (p->k % GEMV_SEG_K || p->k > ((int64_t)1 << 30))
+            return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                              "tetra_launch_gemv: b in TETRA_SCALE_FRAGMENT_128X64 needs K %% %d == 0 and K <= 2^30 "
+                              "(K = %lld)", (int)GEMV_SEG_K, (long long)p->k);
+        if (!tetra_aligned(a.data, 16) || a.ld % 8 || a.batch_stride % 8)
+            return tetra_fail(TETRA_ERR_UNSUPPORTED,
+                              "tetra_launch_gemv: b in TETRA_SCALE_FRAGMENT_128X64 needs a.data 16-byte aligned and "
+                              "a.ld, a.batch_stride multiples of 8 (ld %lld, batch_stride %lld)",
+                              (long long)a.ld, (long long)a.batch_stride);
+        return launch_mma<X_BF16, false, true>(prm, p);
+    }
+
     /* interleaved W: any K (padded inside), data aligned by tetra_check_weights */
     bool fast = p->k <= ((int64_t)1 << 30) &&
                 (prm.w_il || (p->k % GEMV_SEG_K == 0 && fp4_fast_ok(b) && w_scales_fast_ok(b)));
@@ -1266,6 +1554,17 @@ extern "C" tetra_status tetra_launch_gemv(const tetra_gemm_problem *p) {
     gemv_nvfp4_scalar<<<grid, 128, 0, TETRA_STREAM(p)>>>(prm);
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
+}
+
+/* Whether AUTO tries the GEMV for fragment-ordered W (TETRA_GEMV_FRAG, or the environment's
+ * TETRA_GEMV_FRAG=0 / 1, read once). */
+extern "C" int tetra_gemv_frag_auto(void) {
+    static const int on = [] {
+        const char *e = getenv("TETRA_GEMV_FRAG");
+        if (e && (e[0] == '0' || e[0] == '1') && !e[1]) return e[0] - '0';
+        return TETRA_GEMV_FRAG ? 1 : 0;
+    }();
+    return on;
 }
 
 /* Cluster-K's piece count P = 4S for a GEMV of an N x K weight (`w_interleaved`: the

@@ -28,6 +28,9 @@ tetra_status tetra_launch_gemm_reference(const tetra_gemm_problem *p);
 
 /* src/cuda/gemv.cu: decode path, M <= 16 */
 tetra_status tetra_launch_gemv(const tetra_gemm_problem *p);
+/* src/cuda/gemv.cu: 1 when AUTO tries the GEMV for TETRA_SCALE_FRAGMENT_128X64 weights at
+ * M <= 16 (build switch TETRA_GEMV_FRAG, environment TETRA_GEMV_FRAG=0 / 1) */
+int tetra_gemv_frag_auto(void);
 
 /* src/cuda/gemm_mma.cu: portable mma.sync GEMM (sm_80+) */
 tetra_status tetra_launch_gemm_mma(const tetra_gemm_problem *p);
