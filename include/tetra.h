@@ -78,9 +78,10 @@ typedef enum tetra_scale_layout {
      * in 128-row x 64-K blocks of 4096 bytes, each the K-tile's wgmma register fragments
      * (every 4-bit code scattered over a 32-bit word; rows padded to 128 and K to 64 inside,
      * padding code 0); block scales in `scales`, exactly as TETRA_SCALE_SWIZZLED_128X4.
-     * Built only by tetra_convert_weights[_host]; read only as tetra_gemm's b: on sm_90a by
-     * the wgmma-T GEMM (BF16 / FP16 / NVFP4 a, any M, batch_invariant 0), elsewhere by the
-     * reference path. data 16-byte aligned, tetra_nvfp4_fragment_bytes(rows, K) * L bytes
+     * Built only by tetra_convert_weights[_host]; read only as tetra_gemm's b (batch_invariant
+     * 0): by the decode GEMV (M <= 16, BF16 a or W4A4, K % 128 == 0; AUTO takes it at M <= 8
+     * on sm_90, M <= 16 elsewhere), on sm_90a by the wgmma-T GEMM (BF16 / FP16 / NVFP4 a, any
+     * M), and by the reference path. data 16-byte aligned, tetra_nvfp4_fragment_bytes(rows, K) * L bytes
      * (batch l at l times that); scales non-NULL, 16-byte aligned,
      * tetra_nvfp4_scale_bytes(rows, K, TETRA_SCALE_FRAGMENT_128X64) * L bytes (the swizzled
      * size); ld, batch_stride, scale_ld and scale_batch_stride 0 (the layout fixes them). */
@@ -302,9 +303,10 @@ tetra_gemm_options tetra_gemm_options_default(void);
  * M <= 16 by AUTO, GEMV and REFERENCE, for 17 <= M <= 64 by AUTO and SKINNY (sm_90a,
  * BF16/FP16 A), not batch-invariant; the other paths, M > 64, and what SKINNY refuses at
  * 17 <= M <= 64 return TETRA_ERR_UNSUPPORTED; a fragment-ordered B, TETRA_SCALE_FRAGMENT_128X64,
- * is taken for M <= 16 by AUTO and GEMV (sm_80+; BF16 A, or NVFP4 A with a host global scale
- * on sm_90+ through the staging pass; K % 128 == 0; AUTO sends what the GEMV refuses to the
- * next path), at every M by AUTO and WGMMA_T on sm_90a (64 or 128 tokens per CTA), by AUTO
+ * is taken for M <= 16 by GEMV and by AUTO at M <= 8 on sm_90 (M <= 16 elsewhere) (sm_80+;
+ * BF16 A, or NVFP4 A with a host global scale on sm_90+ through the staging pass; K % 128 == 0;
+ * AUTO sends what the GEMV refuses to the next path), at every M by AUTO and WGMMA_T on sm_90a
+ * (64 or 128 tokens per CTA), by AUTO
  * and REFERENCE elsewhere, not batch-invariant; the other paths return
  * TETRA_ERR_UNSUPPORTED).
  * A: NVFP4 (W4A4) or BF16/FP16 (W4A16). D: FP32/FP16/BF16.

@@ -199,9 +199,12 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
     if (il && (o.path == TETRA_PATH_MMA_SYNC || o.path == TETRA_PATH_WGMMA || o.path == TETRA_PATH_WGMMA_T ||
                o.batch_invariant || (o.path == TETRA_PATH_AUTO && p.m > 64)))
         return il_refusal(o.path, p.m, o.batch_invariant);
-    /* Prepared fragment-ordered weights: at M <= 16 the GEMV (BF16 a, or W4A4 through the
-     * staging pass; K % 128 == 0; TETRA_GEMV_FRAG), then the wgmma-T GEMM (v7, BT 64 / 128) on
-     * sm_90a at any M, else the reference kernel (docs/notes/fragment-layout.md). */
+    /* Prepared fragment-ordered weights: the GEMV (BF16 a, or W4A4 through the staging pass;
+     * K % 128 == 0; TETRA_GEMV_FRAG) at M <= 8 on sm_90 (M <= 16 elsewhere), then the wgmma-T
+     * GEMM (v7, BT 64 / 128) on sm_90a at any M, else the reference kernel
+     * (docs/notes/fragment-layout.md). The GEMV's bound on sm_90 is run 87's: against v7 on the
+     * same weights 1.489 / 1.125 / 0.775x the speed at M = 1 / 8 / 16 (4096x14336); above 8
+     * rows its second token tile doubles the 16 narrow X loads per segment. */
     if (b->scale_layout == TETRA_SCALE_FRAGMENT_128X64) {
         if (o.batch_invariant || (o.path != TETRA_PATH_AUTO && o.path != TETRA_PATH_WGMMA_T &&
                                   o.path != TETRA_PATH_GEMV && o.path != TETRA_PATH_REFERENCE))
@@ -220,7 +223,8 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
         if (o.path == TETRA_PATH_WGMMA_T) return launch_wgmma_t(&p);
         /* the GEMV where it can take the problem (checked here as far as known, so that a
          * W4A4 problem it would refuse is not staged twice); it refuses the rest */
-        if (p.m <= 16 && p.k % 128 == 0 && a->dtype != TETRA_DTYPE_FP16 && tetra_gemv_frag_auto()) {
+        if (p.m <= (ctx->sm_major == 9 ? 8 : 16) && p.k % 128 == 0 && a->dtype != TETRA_DTYPE_FP16 &&
+            tetra_gemv_frag_auto()) {
             st = launch_gemv(&p);
             if (st != TETRA_ERR_UNSUPPORTED) return st;
             tetra_clear_error();
