@@ -143,11 +143,8 @@ unsigned grid_for(int64_t threads) {
     return (unsigned)(g < 1 ? 1 : g);
 }
 
-/* Standard <-> TETRA_SCALE_FRAGMENT_128X64: values here, scales by the scale converter. */
-tetra_status convert_fragment(const tetra_convert_problem *p) {
-    const bool to_fr = p->dst.scale_layout == TETRA_SCALE_FRAGMENT_128X64;
-    const tetra_operand &fr = to_fr ? p->dst : p->src, &sd = to_fr ? p->src : p->dst;
-    const cudaStream_t stream = TETRA_STREAM(p);
+/* The kernels' view of the standard side of a conversion (byte pitches, scale layout). */
+std_view std_view_of(const tetra_operand &sd) {
     std_view sv;
     sv.data = (uint8_t *)sd.data;
     sv.row_bytes = sd.ld / 2;
@@ -156,6 +153,15 @@ tetra_status convert_fragment(const tetra_convert_problem *p) {
     sv.scale_ld = sd.scale_ld;
     sv.scale_batch = sd.scale_batch_stride;
     sv.swizzled = sd.scale_layout == TETRA_SCALE_SWIZZLED_128X4;
+    return sv;
+}
+
+/* Standard <-> TETRA_SCALE_FRAGMENT_128X64: values here, scales by the scale converter. */
+tetra_status convert_fragment(const tetra_convert_problem *p) {
+    const bool to_fr = p->dst.scale_layout == TETRA_SCALE_FRAGMENT_128X64;
+    const tetra_operand &fr = to_fr ? p->dst : p->src, &sd = to_fr ? p->src : p->dst;
+    const cudaStream_t stream = TETRA_STREAM(p);
+    const std_view sv = std_view_of(sd);
     const int64_t fbytes = fr.batch_stride / 2; /* tetra_nvfp4_fragment_bytes */
     if (to_fr)
         frag_pack_kernel<<<dim3(grid_for(fbytes / 4), (unsigned)p->batch), kThreads, 0, stream>>>(
@@ -181,14 +187,7 @@ extern "C" tetra_status tetra_launch_convert_weights(const tetra_convert_problem
     const bool to_il = p->dst.scale_layout == TETRA_SCALE_INTERLEAVED_32X128;
     const tetra_operand &il = to_il ? p->dst : p->src, &sd = to_il ? p->src : p->dst;
     const cudaStream_t stream = TETRA_STREAM(p);
-    std_view sv;
-    sv.data = (uint8_t *)sd.data;
-    sv.row_bytes = sd.ld / 2;
-    sv.batch_bytes = sd.batch_stride / 2;
-    sv.scales = (uint8_t *)sd.scales;
-    sv.scale_ld = sd.scale_ld;
-    sv.scale_batch = sd.scale_batch_stride;
-    sv.swizzled = sd.scale_layout == TETRA_SCALE_SWIZZLED_128X4;
+    const std_view sv = std_view_of(sd);
     il_shape sh;
     sh.rows = p->rows;
     sh.k = p->cols;
