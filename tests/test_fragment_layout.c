@@ -16,48 +16,6 @@
 
 #define TEST_SEED 20261217ull
 
-static void fill(tetra_rng *r, uint8_t *p, size_t n) {
-    for (size_t i = 0; i < n; i++) p[i] = (uint8_t)tetra_rng_next(r);
-}
-
-/* 16-byte aligned host buffers (the layout requires them) */
-static void *amalloc(size_t n) {
-    void *p = NULL;
-    if (posix_memalign(&p, 64, n ? n : 1)) {
-        fprintf(stderr, "out of host memory\n");
-        exit(1);
-    }
-    return p;
-}
-
-/* A standard host matrix with padding: linear scale_ld = K/16 + spad, batch strides
- * padded by 64 elements / 24 scale bytes when L > 1. Every byte random. */
-typedef struct {
-    tetra_matrix m;
-    uint8_t *data, *scales;
-    size_t dbytes, sbytes;
-} stdmat;
-
-static stdmat std_make(tetra_rng *r, long long N, long long K, long long L, tetra_scale_layout lay, long long spad) {
-    stdmat s;
-    long long bs = N * K + (L > 1 ? 64 : 0);
-    long long sld = lay == TETRA_SCALE_LINEAR ? K / 16 + spad : 0;
-    long long sbs = (long long)tetra_nvfp4_scale_bytes(N, K, lay) + (lay == TETRA_SCALE_LINEAR ? N * spad : 0) +
-                    (L > 1 ? 24 : 0);
-    s.dbytes = (size_t)(L * bs / 2);
-    s.sbytes = (size_t)(L * sbs);
-    s.data = amalloc(s.dbytes);
-    s.scales = amalloc(s.sbytes);
-    fill(r, s.data, s.dbytes);
-    fill(r, s.scales, s.sbytes);
-    s.m = tetra_matrix_nvfp4(s.data, s.scales, lay, N, K, 0.5f);
-    s.m.batch = L;
-    s.m.batch_stride = L > 1 ? bs : 0;
-    s.m.scale_ld = sld;
-    s.m.scale_batch_stride = L > 1 ? sbs : 0;
-    return s;
-}
-
 static long long dbstride(const tetra_matrix *m) { return m->batch_stride ? m->batch_stride : m->rows * m->cols; }
 static long long sbstride(const tetra_matrix *m) {
     if (m->scale_batch_stride) return m->scale_batch_stride;
@@ -109,12 +67,12 @@ static const char *lname(tetra_scale_layout l) { return l == TETRA_SCALE_LINEAR 
  * dst untouched and a swizzled dst's padded scales zero. */
 static void round_trip(tetra_rng *r, long long N, long long K, long long L, tetra_scale_layout lay, long long spad,
                        tetra_scale_layout back_layout) {
-    stdmat s = std_make(r, N, K, L, lay, spad), b = std_make(r, N, K, L, back_layout, 0);
+    tu_stdmat s = tu_std_make(r, N, K, L, lay, spad, 0.5f, 256), b = tu_std_make(r, N, K, L, back_layout, 0, 0.5f, 256);
     const long long FB = (long long)tetra_nvfp4_fragment_bytes(N, K);
     const long long SB = (long long)tetra_nvfp4_scale_bytes(N, K, TETRA_SCALE_FRAGMENT_128X64);
     const long long nkb = K / 16;
-    uint8_t *fv = amalloc((size_t)(FB * L)), *fs = amalloc((size_t)(SB * L));
-    uint8_t *ev = amalloc((size_t)(FB * L)), *es = amalloc((size_t)(SB * L));
+    uint8_t *fv = tu_amalloc((size_t)(FB * L)), *fs = tu_amalloc((size_t)(SB * L));
+    uint8_t *ev = tu_amalloc((size_t)(FB * L)), *es = tu_amalloc((size_t)(SB * L));
     tetra_matrix fm;
     int bad_back = 0, bad_pad = 0;
     long long first_bad = -1;
@@ -174,7 +132,7 @@ out:
 static void single_element(long long N, long long K, long long n, long long k) {
     const long long FB = (long long)tetra_nvfp4_fragment_bytes(N, K);
     uint8_t *sd = calloc((size_t)(N * K / 2), 1), *ss = calloc((size_t)(N * K / 16), 1);
-    uint8_t *fv = amalloc((size_t)FB), *fs = amalloc(tetra_nvfp4_scale_bytes(N, K, TETRA_SCALE_FRAGMENT_128X64));
+    uint8_t *fv = tu_amalloc((size_t)FB), *fs = tu_amalloc(tetra_nvfp4_scale_bytes(N, K, TETRA_SCALE_FRAGMENT_128X64));
     tetra_matrix sm = tetra_matrix_nvfp4(sd, ss, TETRA_SCALE_LINEAR, N, K, 1.0f);
     tetra_matrix fm = tetra_matrix_nvfp4(fv, fs, TETRA_SCALE_FRAGMENT_128X64, N, K, 1.0f);
     long long off = tetra_frag_word_offset(n, k, K), other = 0;
@@ -193,10 +151,10 @@ static void single_element(long long N, long long K, long long n, long long k) {
 static void errors(void) {
     tetra_rng r = {TEST_SEED + 9};
     const long long N = 64, K = 256;
-    stdmat s = std_make(&r, N, K, 1, TETRA_SCALE_LINEAR, 0);
+    tu_stdmat s = tu_std_make(&r, N, K, 1, TETRA_SCALE_LINEAR, 0, 0.5f, 256);
     const size_t FB = tetra_nvfp4_fragment_bytes(N, K), SB = tetra_nvfp4_scale_bytes(N, K, TETRA_SCALE_FRAGMENT_128X64);
-    uint8_t *fv = amalloc(FB + 16), *fs = amalloc(SB + 16);
-    uint8_t *il = amalloc(tetra_nvfp4_interleaved_bytes(N, K));
+    uint8_t *fv = tu_amalloc(FB + 16), *fs = tu_amalloc(SB + 16);
+    uint8_t *il = tu_amalloc(tetra_nvfp4_interleaved_bytes(N, K));
     float dense[64 * 256];
     tetra_matrix fm = tetra_matrix_nvfp4(fv, fs, TETRA_SCALE_FRAGMENT_128X64, N, K, 1.0f), x;
     tetra_matrix im = tetra_matrix_nvfp4(il, NULL, TETRA_SCALE_INTERLEAVED_32X128, N, K, 1.0f);
@@ -305,7 +263,7 @@ int main(void) {
     CHECK(tetra_frag_word_offset(200, 100, 1040) == 75816);
     {
         uint8_t sd[64 * 32 / 2] = {0}, ss[64 * 32 / 16] = {0};
-        uint8_t *fv = amalloc(4096), *fs = amalloc(512);
+        uint8_t *fv = tu_amalloc(4096), *fs = tu_amalloc(512);
         tetra_matrix sm = tetra_matrix_nvfp4(sd, ss, TETRA_SCALE_LINEAR, 10, 64, 1.0f);
         tetra_matrix fm = tetra_matrix_nvfp4(fv, fs, TETRA_SCALE_FRAGMENT_128X64, 10, 64, 1.0f);
         sd[(9 * 64 + 37) / 2] = 0xB0;

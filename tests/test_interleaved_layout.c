@@ -13,41 +13,6 @@
 
 #define TEST_SEED 20261207ull
 
-static void fill(tetra_rng *r, uint8_t *p, size_t n, int scales) {
-    for (size_t i = 0; i < n; i++) {
-        uint8_t v = (uint8_t)tetra_rng_next(r);
-        p[i] = scales ? (uint8_t)(v % 0x7F) : v; /* scale codes 0x00..0x7E: no flags */
-    }
-}
-
-/* A standard host matrix with padding: linear scale_ld = K/16 + spad, batch strides
- * padded by 64 elements / 24 scale bytes when L > 1. */
-typedef struct {
-    tetra_matrix m;
-    uint8_t *data, *scales;
-    size_t dbytes, sbytes;
-} stdmat;
-
-static stdmat std_make(tetra_rng *r, long long N, long long K, long long L, tetra_scale_layout lay, long long spad) {
-    stdmat s;
-    long long bs = N * K + (L > 1 ? 64 : 0);
-    long long sld = lay == TETRA_SCALE_LINEAR ? K / 16 + spad : 0;
-    long long sbs = (long long)tetra_nvfp4_scale_bytes(N, K, lay) + (lay == TETRA_SCALE_LINEAR ? N * spad : 0) +
-                    (L > 1 ? 24 : 0);
-    s.dbytes = (size_t)(L * bs / 2);
-    s.sbytes = (size_t)(L * sbs);
-    s.data = malloc(s.dbytes);
-    s.scales = malloc(s.sbytes);
-    fill(r, s.data, s.dbytes, 0);
-    fill(r, s.scales, s.sbytes, 1);
-    s.m = tetra_matrix_nvfp4(s.data, s.scales, lay, N, K, 0.5f);
-    s.m.batch = L;
-    s.m.batch_stride = L > 1 ? bs : 0;
-    s.m.scale_ld = sld;
-    s.m.scale_batch_stride = L > 1 ? sbs : 0;
-    return s;
-}
-
 static long long sbstride(const tetra_matrix *m) {
     if (m->scale_batch_stride) return m->scale_batch_stride;
     return (long long)tetra_nvfp4_scale_bytes(m->rows, m->cols, m->scale_layout) +
@@ -67,7 +32,7 @@ static const uint8_t *sscale(const tetra_matrix *m, long long l, long long r, lo
  * `back_layout`); check every interleaved byte and every value/scale of the round trip. */
 static void round_trip(tetra_rng *r, long long N, long long K, long long L, tetra_scale_layout lay, long long spad,
                        tetra_scale_layout back_layout) {
-    stdmat s = std_make(r, N, K, L, lay, spad), b = std_make(r, N, K, L, back_layout, 0);
+    tu_stdmat s = tu_std_make(r, N, K, L, lay, spad, 0.5f, 0x7F), b = tu_std_make(r, N, K, L, back_layout, 0, 0.5f, 0x7F);
     size_t P = tetra_nvfp4_interleaved_bytes(N, K);
     uint8_t *il = NULL, *mark = NULL;
     tetra_matrix im;
@@ -141,7 +106,7 @@ out:
 /* Planted bad codes set exactly their rows' flags. */
 static void flags_case(long long N, long long K) {
     tetra_rng r = {TEST_SEED + 7};
-    stdmat s = std_make(&r, N, K, 1, TETRA_SCALE_LINEAR, 0);
+    tu_stdmat s = tu_std_make(&r, N, K, 1, TETRA_SCALE_LINEAR, 0, 0.5f, 0x7F);
     size_t P = tetra_nvfp4_interleaved_bytes(N, K);
     uint8_t *il = malloc(P);
     tetra_matrix im = tetra_matrix_nvfp4(il, NULL, TETRA_SCALE_INTERLEAVED_32X128, N, K, 1.0f);
@@ -165,7 +130,7 @@ static void flags_case(long long N, long long K) {
 
 static void errors(void) {
     tetra_rng r = {TEST_SEED + 9};
-    stdmat s = std_make(&r, 64, 256, 1, TETRA_SCALE_LINEAR, 0);
+    tu_stdmat s = tu_std_make(&r, 64, 256, 1, TETRA_SCALE_LINEAR, 0, 0.5f, 0x7F);
     size_t P = tetra_nvfp4_interleaved_bytes(64, 256);
     uint8_t *ilraw = malloc(P + 16), *il = ilraw + (16 - (uintptr_t)ilraw % 16) % 16;
     float dense[64 * 256];

@@ -124,6 +124,35 @@ void *tu_xmalloc(size_t n) {
     return p;
 }
 
+void *tu_amalloc(size_t n) {
+    void *p = NULL;
+    if (posix_memalign(&p, 64, n ? n : 1)) {
+        fprintf(stderr, "out of host memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+tu_stdmat tu_std_make(tetra_rng *r, long long N, long long K, long long L, tetra_scale_layout lay, long long spad,
+                      float gscale, unsigned scale_mod) {
+    tu_stdmat s;
+    const long long bs = N * K + (L > 1 ? 64 : 0);
+    const long long sbs = (long long)tetra_nvfp4_scale_bytes(N, K, lay) + (lay == TETRA_SCALE_LINEAR ? N * spad : 0) +
+                          (L > 1 ? 24 : 0);
+    s.dbytes = (size_t)(L * bs / 2);
+    s.sbytes = (size_t)(L * sbs);
+    s.data = (uint8_t *)tu_amalloc(s.dbytes);
+    s.scales = (uint8_t *)tu_amalloc(s.sbytes);
+    for (size_t i = 0; i < s.dbytes; i++) s.data[i] = (uint8_t)tetra_rng_next(r);
+    for (size_t i = 0; i < s.sbytes; i++) s.scales[i] = (uint8_t)(tetra_rng_next(r) % scale_mod);
+    s.m = tetra_matrix_nvfp4(s.data, s.scales, lay, N, K, gscale);
+    s.m.batch = L;
+    s.m.batch_stride = L > 1 ? bs : 0;
+    s.m.scale_ld = lay == TETRA_SCALE_LINEAR ? K / 16 + spad : 0;
+    s.m.scale_batch_stride = L > 1 ? sbs : 0;
+    return s;
+}
+
 void tu_put_dense(void *buf, tetra_dtype dt, int64_t i, float v) {
     switch (dt) {
     case TETRA_DTYPE_FP32: ((float *)buf)[i] = v; break;

@@ -67,6 +67,20 @@ void tu_fill_normal(tetra_rng *r, float *x, long long n, float scale);
 
 /* malloc that exits on failure (and never asks for 0 bytes). */
 void *tu_xmalloc(size_t n);
+/* The same, 64-byte aligned (the prepared weight layouts require 16-byte aligned data). */
+void *tu_amalloc(size_t n);
+
+/* A random standard NVFP4 matrix on the host (64-byte aligned buffers; free data and
+ * scales with free()): linear scale_ld = K/16 + spad; batch strides padded by 64 elements
+ * and 24 scale bytes when L > 1. One RNG draw per value byte, then one per scale byte,
+ * reduced modulo scale_mod (0x7F: codes 0x00..0x7E, no NaN flags; 256: any byte). */
+typedef struct {
+    tetra_matrix m;
+    uint8_t *data, *scales;
+    size_t dbytes, sbytes;
+} tu_stdmat;
+tu_stdmat tu_std_make(tetra_rng *r, long long N, long long K, long long L, tetra_scale_layout lay, long long spad,
+                      float gscale, unsigned scale_mod);
 
 /* Element i of a dense FP32/FP16/BF16 buffer: written from a float (rounded to nearest
  * even), read as a float (exact). */
