@@ -1324,13 +1324,9 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
      * same bits). The epilogue's later reuse of the ring is after the last wgmma. */
     const bool half_a = p.m - m0 <= BT / 2;
     if (half_a) {
-        const uint4 z = make_uint4(0u, 0u, 0u, 0u);
         for (uint32_t i = threadIdx.x; i < C::SA * (C::A_TILE_BYTES / 32); i += W_THREADS) {
             const uint32_t st = i / (C::A_TILE_BYTES / 32), q = i % (C::A_TILE_BYTES / 32);
-            asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(sb + C::OFF_A + st * C::A_TILE_BYTES +
-                                                                              C::A_TILE_BYTES / 2 + 16 * q),
-                         "r"(z.x), "r"(z.y), "r"(z.z), "r"(z.w)
-                         : "memory");
+            sts128(sb + C::OFF_A + st * C::A_TILE_BYTES + C::A_TILE_BYTES / 2 + 16 * q, 0u, 0u, 0u, 0u);
         }
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* generic writes -> wgmma reads */
     }
