@@ -549,11 +549,16 @@ __device__ __forceinline__ void issue_raw_bulk(const CUtensorMap *tm_b, const sm
  * into the same offset of both CTAs (see produce_stages); `full` expects the whole tile. */
 template <class C>
 __device__ __forceinline__ void issue_a_multicast(const CUtensorMap *tm_a, uint32_t sb, uint32_t full, uint32_t slot,
-                                                  int kt, int m0, int l, uint32_t cta_rank) {
+                                                  int kt, int m0, int l, uint32_t cta_rank, int m) {
     const uint32_t half = C::A_TILE_BYTES / 2, half_rows = half / (W_BK * 2);
+    /* A half wholly past M (a TMA box of zero fill costs time: runs 86, 89) loads the first
+     * half's rows again instead; token columns are independent in the product and those past M
+     * are never stored, so the outputs keep their bits. v7 never gets here with such a half
+     * (its half_a path loads nothing); the BT-256 kernels do: run 89, 5-10% less time at M = 300 */
+    const int row = m0 + (int)(cta_rank * half_rows);
     mbar_arrive_expect_tx(full, C::A_TILE_BYTES);
     tma_load_3d_multicast(sb + C::OFF_A + slot * C::A_TILE_BYTES + cta_rank * half, tm_a, kt * W_BK,
-                          m0 + (int)(cta_rank * half_rows), l, full, (uint16_t)0x3);
+                          row < m ? row : m0, l, full, (uint16_t)0x3);
 }
 
 /* The two producer warps of warpgroup 2 (shared by both kernels; C names the ring
@@ -589,7 +594,7 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
                                                   m0, l, afull + 8 * ra.slot, (uint16_t)0x3);
                         continue;
                     }
-                    issue_a_multicast<C>(tm_a, sb, afull + 8 * ra.slot, ra.slot, kt0 + i, m0, l, cta_rank);
+                    issue_a_multicast<C>(tm_a, sb, afull + 8 * ra.slot, ra.slot, kt0 + i, m0, l, cta_rank, p.m);
                     continue;
                 }
                 mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1); /* its last K-tile's wgmma completed */
@@ -1727,13 +1732,13 @@ __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_b, const 
 template <class C>
 __device__ __forceinline__ void issue_a_ahead(const CUtensorMap *tm_a, uint32_t sb, const ss_bars &b,
                                               ring_pos<C::SA> &rn, int &na, int need, int upto, int kt0, int m0,
-                                              int l, uint32_t cta_rank) {
+                                              int l, uint32_t cta_rank, int m) {
     for (; na < upto; na++, rn.next()) {
         const uint32_t empty = b.aempty + 8 * rn.slot;
         /* both CTAs' wgmmas done; a CTA-scope acquire suffices (produce_stages) */
         if (na <= need) mbar_wait(empty, rn.phase ^ 1);
         else if (!__shfl_sync(0xFFFFFFFFu, mbar_test(empty, rn.phase ^ 1), 0)) break;
-        if (elect_one()) issue_a_multicast<C>(tm_a, sb, b.afull + 8 * rn.slot, rn.slot, kt0 + na, m0, l, cta_rank);
+        if (elect_one()) issue_a_multicast<C>(tm_a, sb, b.afull + 8 * rn.slot, rn.slot, kt0 + na, m0, l, cta_rank, m);
         __syncwarp();
     }
 }
@@ -1773,7 +1778,7 @@ __device__ __forceinline__ void consume_k_tiles(float (&acc)[C::NACC], const CUt
     for (int i = 0; i < nk; i++) {
         const uint32_t dw = dw0 + rw.slot * (C::W_TILE_BYTES / 16), db = db0 + ra.slot * (C::A_TILE_BYTES / 16);
         if (a_issuer) {
-            issue_a_ahead<C>(tm_a, sb, b, rn, na, i, min(nk, i + (int)C::SA - 1), kt0, m0, l, cta_rank);
+            issue_a_ahead<C>(tm_a, sb, b, rn, na, i, min(nk, i + (int)C::SA - 1), kt0, m0, l, cta_rank, p.m);
             if (TRACE && lane == 0) SS_TRACE_KT(p, i, SS_TK_A_ISSUED);
         }
         if (TRACE && tracer) SS_TRACE_KT(p, i, SS_TK_C_WAIT);
@@ -1799,7 +1804,7 @@ __device__ __forceinline__ void consume_k_tiles(float (&acc)[C::NACC], const CUt
         if (TRACE && tracer) SS_TRACE_KT(p, i, SS_TK_C_PREV_DONE);
         if (i > 0 && lane == 0) release_k_tile(b, aempty_peer, a_prev, w_prev);
         if (a_issuer && i > 0)
-            issue_a_ahead<C>(tm_a, sb, b, rn, na, -1, min(nk, i + (int)C::SA), kt0, m0, l, cta_rank);
+            issue_a_ahead<C>(tm_a, sb, b, rn, na, -1, min(nk, i + (int)C::SA), kt0, m0, l, cta_rank, p.m);
         a_prev = ra.slot;
         w_prev = rw.slot;
         ra.next();
@@ -2024,7 +2029,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     ring_pos<C::SA> rn = {0, 0};
     int na = 0;
     if (a_issuer)
-        issue_a_ahead<C>(&tm_a, sb, bars, rn, na, min(nk, (int)C::SA) - 1, min(nk, (int)C::SA), kt0, m0, l, cta_rank);
+        issue_a_ahead<C>(&tm_a, sb, bars, rn, na, min(nk, (int)C::SA) - 1, min(nk, (int)C::SA), kt0, m0, l, cta_rank, p.m);
     __syncwarp();
     const bool tracer = threadIdx.x == 0; /* consumer warp 0 of warpgroup 0 */
     if (tracer) SS_TRACE_HDR(p, SS_TR_INIT, (uint32_t)clock64());
@@ -2130,7 +2135,7 @@ gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_
     int na = 0;
     if (a_issuer)
         issue_a_ahead<C>(&tm_a, sb, bars, rn, na, min(nk, (int)C::SA) - 1, min(nk, (int)C::SA), kt0, cu.m0,
-                         cu.l, cta_rank);
+                         cu.l, cta_rank, p.m);
     __syncwarp();
     for (int jj = 0; jj < units; jj++) {
         const int m0 = cu.m0, n0 = cu.n0, l = cu.l;
@@ -2157,7 +2162,7 @@ gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_
             /* its A stages 0 .. SA - 1 whose slots both CTAs have released (no wait) */
             if (a_issuer) {
                 na = 0;
-                issue_a_ahead<C>(&tm_a, sb, bars, rn, na, -1, min(nk, (int)C::SA), kt0, cu.m0, cu.l, cta_rank);
+                issue_a_ahead<C>(&tm_a, sb, bars, rn, na, -1, min(nk, (int)C::SA), kt0, cu.m0, cu.l, cta_rank, p.m);
             }
             __syncwarp();
         }
@@ -2171,7 +2176,7 @@ gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_
             /* one more try for the next unit's first SA A stages (the peer's releases of this
              * unit's last K-tiles are in by now); the K loop's rule then waits for stage 0 */
             if (a_issuer)
-                issue_a_ahead<C>(&tm_a, sb, bars, rn, na, -1, min(nk, (int)C::SA), kt0, cu.m0, cu.l, cta_rank);
+                issue_a_ahead<C>(&tm_a, sb, bars, rn, na, -1, min(nk, (int)C::SA), kt0, cu.m0, cu.l, cta_rank, p.m);
         }
     }
     if (threadIdx.x % 128 == 0) ss_p_store_wait(); /* the last unit's TMA store is done */
