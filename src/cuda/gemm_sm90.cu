@@ -758,7 +758,7 @@ __device__ __forceinline__ void dequant_frag_prepared(uint32_t (&f)[16], uint32_
 }
 
 #ifndef TETRA_GEMM_V7_EARLY
-#define TETRA_GEMM_V7_EARLY 0 /* v7.6 (see frag_stage_load); CMake sets it */
+#define TETRA_GEMM_V7_EARLY 0 /* v7.6 (see frag_stage_load; 2: also the A-stage wait); CMake sets it */
 #endif
 /* v7.6 (TETRA_GEMM_V7_EARLY, session 18): the two halves of dequant_frag /
  * dequant_frag_prepared, so that the consumer can run the first while K-tile i - 1's wgmma
@@ -1461,9 +1461,17 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
         if (FRAG || (diag != 1 && diag != 4)) frag_stage_convert<IS_BF16, FRAG>(f, pw, pspq);
     };
 #endif
+#if TETRA_GEMM_V7_EARLY >= 2
+    /* v7.6b: also K-tile i + 1's A-stage wait before wgmma_wait<1> (its slot was last used by
+     * K-tile i + 1 - SA <= i - 2, released one step earlier, so no wait on our own release) */
+    static_assert(C::SA >= 3, "v7.6b waits for A stage i + 1 before releasing stage i - 1");
+    mbar_wait(afull + 8 * ra.slot, ra.phase);
+#endif
     auto step = [&](int i, const uint32_t (&cur)[16], uint32_t (&nxt)[16]) {
         const uint32_t db = db0 + ra.slot * (C::A_TILE_BYTES / 16);
+#if TETRA_GEMM_V7_EARLY < 2
         mbar_wait(afull + 8 * ra.slot, ra.phase);
+#endif
         wgmma_acc_fence<C::NACC>(acc);
         wgmma_fence();
 #pragma unroll
@@ -1472,6 +1480,13 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
         wgmma_acc_fence<C::NACC>(acc);
 #if TETRA_GEMM_V7_EARLY
         if (i + 1 < nk) stage_load(); /* while the groups of K-tiles i - 1 and i run */
+#endif
+#if TETRA_GEMM_V7_EARLY >= 2
+        if (i + 1 < nk) { /* A stage i + 1 (the slot after ra's) */
+            ring_pos<C::SA> rn = ra;
+            rn.next();
+            mbar_wait(afull + 8 * rn.slot, rn.phase);
+        }
 #endif
         wgmma_wait<1>(); /* K-tile i - 1's group has completed: its A stage and nxt are free */
         wgmma_acc_fence<C::NACC>(acc);
