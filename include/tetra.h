@@ -78,10 +78,10 @@ typedef enum tetra_scale_layout {
      * in 128-row x 64-K blocks of 4096 bytes, each the K-tile's wgmma register fragments
      * (every 4-bit code scattered over a 32-bit word; rows padded to 128 and K to 64 inside,
      * padding code 0); block scales in `scales`, exactly as TETRA_SCALE_SWIZZLED_128X4.
-     * Built only by tetra_convert_weights[_host]; read only as tetra_gemm's b (batch_invariant
-     * 0): by the decode GEMV (M <= 16, BF16 a or W4A4, K % 128 == 0; AUTO takes it at M <= 8
-     * on sm_90, M <= 16 elsewhere), on sm_90a by the wgmma-T GEMM (BF16 / FP16 / NVFP4 a, any
-     * M), and by the reference path. data 16-byte aligned, tetra_nvfp4_fragment_bytes(rows, K) * L bytes
+     * Built only by tetra_convert_weights[_host]; read only as tetra_gemm's b: by the decode
+     * GEMV (M <= 16, BF16 a or W4A4, K % 128 == 0; AUTO takes it at M <= 8 on sm_90, M <= 16
+     * elsewhere), on sm_90a by the wgmma-T GEMM (BF16 / FP16 / NVFP4 a, any M, tile_m 64, 128
+     * or 256, batch-invariant too), and by the reference path. data 16-byte aligned, tetra_nvfp4_fragment_bytes(rows, K) * L bytes
      * (batch l at l times that); scales non-NULL, 16-byte aligned,
      * tetra_nvfp4_scale_bytes(rows, K, TETRA_SCALE_FRAGMENT_128X64) * L bytes (the swizzled
      * size); ld, batch_stride, scale_ld and scale_batch_stride 0 (the layout fixes them). */
@@ -265,7 +265,8 @@ typedef enum tetra_gemm_path {
     /* Hopper GEMM computing D^T with the dequantized weights as wgmma's register operand,
      * sm_90a (tile_m 64, 128 or 256 tokens per CTA, chosen from M by a cost estimate;
      * split-K under one wave of CTAs); with the GEMV (M <= 16) the paths that read
-     * TETRA_SCALE_FRAGMENT_128X64 weights fast (tile_m 64 or 128) */
+     * TETRA_SCALE_FRAGMENT_128X64 weights fast (tile_m 64, 128 or 256; AUTO gives them 256
+     * only with the build switch / environment TETRA_GEMM_FRAG_BT256=1, or batch-invariant) */
     TETRA_PATH_WGMMA_T = 5,
     /* Skinny-M Hopper GEMM, sm_90a (AUTO's choice for prepared weights at 17 <= M <= 64):
      * M <= 64, b prepared weights (TETRA_SCALE_INTERLEAVED_32X128), a BF16/FP16 16-byte
@@ -306,9 +307,8 @@ tetra_gemm_options tetra_gemm_options_default(void);
  * is taken for M <= 16 by GEMV and by AUTO at M <= 8 on sm_90 (M <= 16 elsewhere) (sm_80+;
  * BF16 A, or NVFP4 A with a host global scale on sm_90+ through the staging pass; K % 128 == 0;
  * AUTO sends what the GEMV refuses to the next path), at every M by AUTO and WGMMA_T on sm_90a
- * (64 or 128 tokens per CTA), by AUTO
- * and REFERENCE elsewhere, not batch-invariant; the other paths return
- * TETRA_ERR_UNSUPPORTED).
+ * (64, 128 or 256 tokens per CTA; batch-invariant: 256, no split-K), by AUTO
+ * and REFERENCE elsewhere; the other paths return TETRA_ERR_UNSUPPORTED).
  * A: NVFP4 (W4A4) or BF16/FP16 (W4A16). D: FP32/FP16/BF16.
  * opts may be NULL (defaults). Asynchronous on the context's stream.
  * W4A4 on the Hopper wgmma path first dequantizes A (exactly) into a BF16 staging buffer

@@ -19,7 +19,8 @@
  *    right (v7 or the reference kernel); FP16 a: the pinned GEMV refuses naming b's layout.
  *    Its bits differ from the standard GEMV's (another k-to-mma-step assignment): no bit
  *    comparison with it.
- * 4. Refusals naming b: tile_m 256, the wgmma / mma.sync / skinny paths, batch_invariant.
+ * 4. Refusals naming b: the wgmma / mma.sync / skinny paths, the GEMV with FP16 a.
+ * 5. The BT-256 kernels reading the layout (tile_m 256, AUTO, batch_invariant): bt256_case.
  * Outputs poisoned (0xFF) before every run, guard bytes checked, every run repeated bit for
  * bit. The fragment bytes are built here with the codec's tetra_frag_put (not with
  * tetra_convert_weights, which gpu_fragment tests). Exit 77 without a device; the wgmma-T
@@ -365,6 +366,155 @@ static void gemv_case(tetra_context *ctx, int64_t M, int64_t N, int64_t K, int64
     free(wv);
 }
 
+/* 5: the BT-256 kernels on fragment weights (the FRAG instances of v10.3 / v10.8; helper
+ * v10frag): M = 129..1000, N not a multiple of 256, 1, 2 and >= 17 K-tiles, BF16 / FP16 a,
+ * BF16 / FP16 / FP32 D, bias, L = 2, a NaN scale code in some cases. Runs: AUTO; WGMMA_T pinned
+ * at tile_m 256 with splits 1 and 2 (2: the in-kernel reduce); batch_invariant (AUTO). Each
+ * against the FP64 oracle (alpha 0.75, bias; the NaN row must be NaN at every token and batch,
+ * nothing else), each repeated bit for bit, and each bit-identical to the same call on the
+ * standard swizzled weights (batch_invariant: to WGMMA_T + batch_invariant on them, the same
+ * BT-256 configuration; AUTO: only where AUTO gives fragment weights the standard weights'
+ * tile, tetra_gemm_frag_bt256_auto()). batch_invariant also: the first 37 rows of each batch
+ * computed alone equal the full product's rows bit for bit. With TETRA_GEMM_SS_CLUSTERS=2 (the
+ * ctest entry gpu_gemm_fragment_ss2) the persistent kernel (16-bit D, no split) walks several
+ * units per cluster. */
+int tetra_gemm_frag_bt256_auto(void); /* src/cuda/gemm_sm90.cu (not a public entry point) */
+
+static int oracle_ok(const double *ref, void *out, tetra_dtype dd, int64_t M, int64_t N, int64_t K, int64_t L,
+                     int nan_scale, const char *what) {
+    const int64_t cnt = M * N * L;
+    tetra_err_stats s, fl;
+    int pass, nan_ok = 1;
+    if (nan_scale) /* column N / 2 NaN everywhere, nothing else; then the oracle's stand-in */
+        for (int64_t j = 0; j < cnt; j++) {
+            const int64_t n = j % N;
+            const float y = tu_get_dense(out, dd, j);
+            if ((n == N / 2) != (isnan(y) != 0)) nan_ok = 0;
+            if (n == N / 2) tu_put_dense(out, dd, j, (float)ref[j]);
+        }
+    s = tetra_err_compare(ref, out, (int)dd, cnt, 0);
+    fl = tetra_err_dtype_floor(ref, dd, cnt);
+    pass = nan_ok && tetra_err_pass(&s, &fl, 2.0, dd == TETRA_DTYPE_FP32 ? 32.0 * ldexp(1.0, -24) * sqrt((double)K) : 1e-5);
+    printf("    %-26s vs FP64 oracle: norm %.2e (floor %.2e) maxrel %.2e (floor %.2e)%s %s\n", what, s.normwise,
+           fl.normwise, s.max_rel, fl.max_rel, nan_scale ? (nan_ok ? " nan-row ok" : " nan-row WRONG") : "",
+           pass ? "PASS" : "FAIL");
+    return pass;
+}
+
+static void bt256_case(tetra_context *ctx, const fcase *c, uint64_t seed) {
+    enum { RUNS = 4 };
+    static const char *names[RUNS] = {"AUTO", "WGMMA_T tile 256 splits 1", "WGMMA_T tile 256 splits 2",
+                                      "batch_invariant"};
+    const int64_t M = c->m, N = c->n, K = c->k, L = c->l, nkb = K / 16, cnt = M * N * L;
+    const size_t bytes = (size_t)cnt * tu_dtype_size(c->d_dtype);
+    tetra_rng r = {seed};
+    weights w;
+    acts a;
+    tu_devbuf bias = {0};
+    double *hb = NULL;
+    void *o_frag = tu_xmalloc(bytes), *o_std = tu_xmalloc(bytes), *again = tu_xmalloc(bytes);
+    double *ref = (double *)tu_xmalloc((size_t)cnt * 8), *wv = (double *)tu_xmalloc((size_t)(N * K) * 8);
+    make_weights(&w, &r, N, K, L, c->nan_scale);
+    make_acts(&a, &r, c->a_dtype, M, K, L);
+    if (c->bias) {
+        float *hf = (float *)tu_xmalloc((size_t)N * 4);
+        hb = (double *)tu_xmalloc((size_t)N * 8);
+        for (int64_t i = 0; i < N; i++) hb[i] = hf[i] = (float)tetra_rng_normal(&r);
+        bias = tu_dev_alloc((size_t)N * 4, 0);
+        tu_dev_upload(&bias, hf, (size_t)N * 4);
+        free(hf);
+    }
+    for (int64_t l = 0; l < L; l++) {
+        const uint8_t *v = w.val + l * w.val_b, *sc = w.sc + l * w.sc_b;
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t k = 0; k < K; k++) {
+                const unsigned code = code_at(v, n, k, K);
+                const uint8_t sb = sc[tetra_swizzled_offset(n, k / 16, nkb)];
+                wv[n * K + k] = tetra_e2m1_magnitude(code & 7u) * (code & 8u ? -1.0 : 1.0) *
+                                (sb == 0x7F ? 1.0 : tetra_ue4m3_value(sb)) * 0.5;
+            }
+        for (int64_t m = 0; m < M; m++)
+            for (int64_t n = 0; n < N; n++) {
+                double acc = 0.0;
+                for (int64_t k = 0; k < K; k++) acc += a.ha[(l * M + m) * K + k] * wv[n * K + k];
+                ref[(l * M + m) * N + n] = 0.75 * acc + (hb ? hb[n] : 0.0);
+            }
+    }
+    printf("  bt256 M=%lld N=%lld K=%lld L=%lld a=%s d=%s bias %d nan %d (AUTO at BT 256: %s)\n", (long long)M,
+           (long long)N, (long long)K, (long long)L, tu_dtype_name(c->a_dtype), tu_dtype_name(c->d_dtype), c->bias,
+           c->nan_scale, tetra_gemm_frag_bt256_auto() ? "on" : "off");
+    for (int run_i = 0; run_i < RUNS; run_i++) {
+        tetra_gemm_options o = tetra_gemm_options_default(), os;
+        tetra_status st;
+        int cmp_std = 1;
+        o.alpha = 0.75f;
+        if (c->bias) o.bias = bias.ptr;
+        if (run_i == 1 || run_i == 2) {
+            if (g_skip_sm90) continue;
+            o.path = TETRA_PATH_WGMMA_T;
+            o.tile_m = 256;
+            o.splits = run_i;
+            if (o.splits > (K + 63) / 64) continue;
+        }
+        if (run_i == 3) o.batch_invariant = 1;
+        os = o;
+        if (run_i == 0) cmp_std = !g_skip_sm90 && tetra_gemm_frag_bt256_auto();
+        if (run_i == 3) {
+            cmp_std = !g_skip_sm90;
+            os.path = TETRA_PATH_WGMMA_T; /* standard weights' AUTO takes v6 for batch_invariant */
+        }
+        st = run(ctx, &a, &w.frag_m, c->d_dtype, M, N, L, &o, o_frag);
+        if (st == TETRA_ERR_UNSUPPORTED && (run_i == 1 || run_i == 2)) {
+            printf("    %s: unsupported here (%s)\n", names[run_i], tetra_last_error());
+            continue;
+        }
+        CHECK_MSG(st == TETRA_OK, "%s on fragment weights: %s", names[run_i], tetra_last_error());
+        if (st != TETRA_OK) continue;
+        CHECK(run(ctx, &a, &w.frag_m, c->d_dtype, M, N, L, &o, again) == TETRA_OK);
+        CHECK_MSG(memcmp(o_frag, again, bytes) == 0, "%s on fragment weights: repeat differs", names[run_i]);
+        if (cmp_std) {
+            st = run(ctx, &a, &w.std_m, c->d_dtype, M, N, L, &os, o_std);
+            CHECK_MSG(st == TETRA_OK, "%s on standard weights: %s", names[run_i], tetra_last_error());
+            if (st == TETRA_OK)
+                CHECK_MSG(memcmp(o_std, o_frag, bytes) == 0,
+                          "%s M=%lld N=%lld K=%lld L=%lld: fragment layout differs from standard", names[run_i],
+                          (long long)M, (long long)N, (long long)K, (long long)L);
+            printf("    %-26s fragment == standard bits: %s\n", names[run_i],
+                   st == TETRA_OK && memcmp(o_std, o_frag, bytes) == 0 ? "yes" : "NO");
+        }
+        if (run_i == 3) { /* the first 37 rows of each batch alone: the same bits */
+            const int64_t m2 = 37;
+            const size_t es = tu_dtype_size(c->d_dtype), bytes2 = (size_t)(m2 * N * L) * es;
+            void *o2 = tu_xmalloc(bytes2);
+            acts a2 = a;
+            int same = 1;
+            a2.g.rows = m2;
+            a2.g.batch_stride = M * K;
+            st = run(ctx, &a2, &w.frag_m, c->d_dtype, m2, N, L, &o, o2);
+            CHECK_MSG(st == TETRA_OK, "batch_invariant, %lld rows: %s", (long long)m2, tetra_last_error());
+            for (int64_t l = 0; l < L && st == TETRA_OK; l++)
+                if (memcmp((uint8_t *)o2 + (size_t)(l * m2 * N) * es, (uint8_t *)o_frag + (size_t)(l * M * N) * es,
+                           (size_t)(m2 * N) * es))
+                    same = 0;
+            CHECK_MSG(same, "batch_invariant: rows 0..%lld computed alone differ", (long long)(m2 - 1));
+            printf("    batch_invariant: %lld rows alone == the same rows of M = %lld: %s\n", (long long)m2,
+                   (long long)M, same ? "yes" : "NO");
+            free(o2);
+        }
+        CHECK_MSG(oracle_ok(ref, o_frag, c->d_dtype, M, N, K, L, c->nan_scale, names[run_i]),
+                  "%s on fragment weights: oracle gate", names[run_i]);
+    }
+    if (c->bias) tu_dev_free(&bias);
+    free(hb);
+    free_weights(&w);
+    free_acts(&a);
+    free(o_frag);
+    free(o_std);
+    free(again);
+    free(ref);
+    free(wv);
+}
+
 /* 4: what refuses such weights, with a message naming b */
 static void refusals(tetra_context *ctx) {
     tetra_rng r = {7};
@@ -380,18 +530,6 @@ static void refusals(tetra_context *ctx) {
         CHECK_ERR(run(ctx, &a, &w.frag_m, TETRA_DTYPE_FP32, 64, 256, 1, &o, out), TETRA_ERR_UNSUPPORTED,
                   "TETRA_SCALE_FRAGMENT_128X64");
     }
-    {
-        tetra_gemm_options o = tetra_gemm_options_default();
-        o.batch_invariant = 1;
-        CHECK_ERR(run(ctx, &a, &w.frag_m, TETRA_DTYPE_FP32, 64, 256, 1, &o, out), TETRA_ERR_UNSUPPORTED,
-                  "TETRA_SCALE_FRAGMENT_128X64");
-        o.batch_invariant = 0;
-        o.path = TETRA_PATH_WGMMA_T;
-        o.tile_m = 256;
-        if (!g_skip_sm90)
-            CHECK_ERR(run(ctx, &a, &w.frag_m, TETRA_DTYPE_FP32, 64, 256, 1, &o, out), TETRA_ERR_UNSUPPORTED,
-                      "TETRA_SCALE_FRAGMENT_128X64");
-    }
     free_acts(&a);
     { /* the GEMV takes BF16 a only (FP16 a: refused naming the layout) */
         tetra_gemm_options o = tetra_gemm_options_default();
@@ -400,7 +538,7 @@ static void refusals(tetra_context *ctx) {
         CHECK_ERR(run(ctx, &a, &w.frag_m, TETRA_DTYPE_FP32, 4, 256, 1, &o, out), TETRA_ERR_UNSUPPORTED,
                   "TETRA_SCALE_FRAGMENT_128X64");
     }
-    printf("  refusals: WGMMA, MMA_SYNC, SKINNY, batch_invariant, tile_m 256, GEMV with FP16 a name b's layout\n");
+    printf("  refusals: WGMMA, MMA_SYNC, SKINNY, GEMV with FP16 a name b's layout\n");
     free_weights(&w);
     free_acts(&a);
     free(out);
@@ -433,6 +571,18 @@ int main(void) {
     gemv_case(ctx, 5, 520, 2048, 1, TETRA_DTYPE_NVFP4, TETRA_DTYPE_FP32, 0, 29); /* W4A4: staged */
     gemv_case(ctx, 4, 520, 544, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 0, 30);   /* K % 128 == 32 */
     gemv_case(ctx, 16, 256, 192, 2, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 1, 31);  /* K % 128 == 64 */
+    /* the BT-256 kernels: M, N, K, L, a, d, bias, NaN scale row */
+    {
+        static const fcase big[] = {
+            {129, 200, 64, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16, 1, 0},  /* 1 K-tile */
+            {256, 520, 128, 2, TETRA_DTYPE_FP16, TETRA_DTYPE_FP32, 0, 1}, /* 2 K-tiles */
+            {300, 392, 1088, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_FP16, 1, 0}, /* 17 K-tiles */
+            {300, 136, 96, 2, TETRA_DTYPE_FP16, TETRA_DTYPE_FP16, 1, 1},  /* K % 64 == 32 */
+            {1000, 264, 1120, 2, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16, 1, 0}, /* 18 K-tiles, 16 units */
+        };
+        for (size_t i = 0; i < sizeof big / sizeof big[0]; i++)
+            if (!tu_quick() || big[i].m < 1000) bt256_case(ctx, &big[i], 200 + i);
+    }
     refusals(ctx);
     tetra_context_destroy(ctx);
     return tu_finish(NAME);

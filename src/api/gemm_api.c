@@ -14,8 +14,9 @@
  * refused with a message naming b. Fragment-ordered weights (TETRA_SCALE_FRAGMENT_128X64) go
  * to the GEMV at M <= 16 (BF16 a or W4A4 through the staging pass, K % 128 == 0; build
  * switch / environment TETRA_GEMV_FRAG), else to the transposed wgmma GEMM at every M (64 or
- * 128 tokens per CTA) and, where it refuses (not sm_90a, K % 32, alignment), to the
- * reference kernel. */
+ * 128 tokens per CTA; 256 where standard weights get it with the switch TETRA_GEMM_FRAG_BT256,
+ * and for batch-invariant products) and, where it refuses (not sm_90a, K % 32, alignment), to
+ * the reference kernel. */
 #include <math.h>
 
 #include "../core/internal.h"
@@ -201,19 +202,21 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
         return il_refusal(o.path, p.m, o.batch_invariant);
     /* Prepared fragment-ordered weights: the GEMV (BF16 a, or W4A4 through the staging pass;
      * K % 128 == 0; TETRA_GEMV_FRAG) at M <= 8 on sm_90 (M <= 16 elsewhere), then the wgmma-T
-     * GEMM (v7, BT 64 / 128) on sm_90a at any M, else the reference kernel
-     * (docs/notes/fragment-layout.md). The GEMV's bound on sm_90 is run 87's: against v7 on the
-     * same weights 1.489 / 1.125 / 0.775x the speed at M = 1 / 8 / 16 (4096x14336); above 8
-     * rows its second token tile doubles the 16 narrow X loads per segment. */
+     * GEMM on sm_90a at any M (v7, BT 64 / 128; BT 256, v10.3 / v10.8, where standard weights
+     * get it with TETRA_GEMM_FRAG_BT256, else only pinned or batch-invariant), else the
+     * reference kernel (docs/notes/fragment-layout.md). The GEMV's bound on sm_90 is run 87's:
+     * against v7 on the same weights 1.489 / 1.125 / 0.775x the speed at M = 1 / 8 / 16
+     * (4096x14336); above 8 rows its second token tile doubles the 16 narrow X loads per
+     * segment. Batch-invariant products skip the GEMV (its use depends on M): the wgmma-T GEMM
+     * at 256 tokens per CTA without split-K (choose_config_t), else the reference kernel. */
     if (b->scale_layout == TETRA_SCALE_FRAGMENT_128X64) {
-        if (o.batch_invariant || (o.path != TETRA_PATH_AUTO && o.path != TETRA_PATH_WGMMA_T &&
-                                  o.path != TETRA_PATH_GEMV && o.path != TETRA_PATH_REFERENCE))
+        if (o.path != TETRA_PATH_AUTO && o.path != TETRA_PATH_WGMMA_T && o.path != TETRA_PATH_GEMV &&
+            o.path != TETRA_PATH_REFERENCE)
             return tetra_fail(TETRA_ERR_UNSUPPORTED,
                               "b: TETRA_SCALE_FRAGMENT_128X64 weights are read by the GEMV path (M <= 16, BF16 a "
-                              "or W4A4, K %% 128 == 0), the WGMMA_T path (sm_90a) and the reference path only, "
-                              "batch_invariant 0; here path %d, batch_invariant %d; tetra_convert_weights back to "
-                              "a standard layout for this product",
-                              (int)o.path, o.batch_invariant);
+                              "or W4A4, K %% 128 == 0), the WGMMA_T path (sm_90a) and the reference path only; "
+                              "here path %d; tetra_convert_weights back to a standard layout for this product",
+                              (int)o.path);
         if (o.path == TETRA_PATH_REFERENCE) {
             if (p.tile_m || p.splits > 1)
                 return tetra_fail(TETRA_ERR_UNSUPPORTED, "the reference path has no tile or split to pin");
@@ -223,8 +226,8 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
         if (o.path == TETRA_PATH_WGMMA_T) return launch_wgmma_t(&p);
         /* the GEMV where it can take the problem (checked here as far as known, so that a
          * W4A4 problem it would refuse is not staged twice); it refuses the rest */
-        if (p.m <= (ctx->sm_major == 9 ? 8 : 16) && p.k % 128 == 0 && a->dtype != TETRA_DTYPE_FP16 &&
-            tetra_gemv_frag_auto()) {
+        if (!p.batch_invariant && p.m <= (ctx->sm_major == 9 ? 8 : 16) && p.k % 128 == 0 &&
+            a->dtype != TETRA_DTYPE_FP16 && tetra_gemv_frag_auto()) {
             st = launch_gemv(&p);
             if (st != TETRA_ERR_UNSUPPORTED) return st;
             tetra_clear_error();

@@ -32,7 +32,10 @@
  * the four producer warps dequantize each raw weight tile into a ring of swizzled 16-bit
  * tiles in shared memory (a transform stage), and the consumers issue SS wgmmas only; one
  * consumer warp issues the activation loads, another the raw weight loads (transform warp 1
- * does that when the scales are not bulk-copied). Same takes and load code.
+ * does that when the scales are not bulk-copied). Same takes and load code. On weights in
+ * TETRA_SCALE_FRAGMENT_128X64 (FRAG instances) v7's consumer threads dequantize v7's prepared
+ * fragments; at BT = 256 each transform thread does that for two of v7's 16-row groups and
+ * stores the registers into the same swizzled W tile with stmatrix (xform_frag_consts).
  * Takes (else TETRA_ERR_UNSUPPORTED, the mma.sync kernel takes the problem): an sm_90
  * device and a binary with sm_90a code; A BF16/FP16 (W4A4 arrives here as A staged in
  * BF16 by gemm_api.c), 16-byte
@@ -50,6 +53,7 @@
 
 #include "common.cuh"
 #include "launch.h"
+#include "../format/fragment_map.h" /* the BT-256 FRAG transform's offsets */
 #include "smem.cuh"
 #include "wgmma.cuh" /* TETRA_SM90_DEVICE */
 
@@ -530,7 +534,7 @@ __device__ __forceinline__ uint32_t elect_one() {
     asm volatile("{\n.reg .pred p;\nelect.sync _|p, 0xffffffff;\nselp.u32 %0, 1, 0, p;\n}\n" : "=r"(e));
     return e;
 }
-template <class C>
+template <class C, bool FRAG = false>
 __device__ __forceinline__ void issue_raw_bulk(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
                                                uint32_t full, uint32_t empty, uint32_t slot, uint32_t phase, int n0,
                                                int l, int kt) {
@@ -539,7 +543,10 @@ __device__ __forceinline__ void issue_raw_bulk(const CUtensorMap *tm_b, const sm
     mbar_wait(empty, phase ^ 1);
     if (!elect_one()) return;
     mbar_arrive_expect_tx(full, C::BRAW_BYTES + 512 * nblk);
-    tma_load_3d(sb + C::OFF_BRAW + slot * C::BRAW_BYTES, tm_b, kt * (W_BK / 2), n0, l, full);
+    /* FRAG: the 4096-byte fragment block, as produce_raw_stage<C, true> (C::BN = 128) */
+    if constexpr (FRAG)
+        tma_load_3d(sb + C::OFF_BRAW + slot * C::BRAW_BYTES, tm_b, 0, 16 * ((n0 / 128) * p.ktiles + kt), l, full);
+    else tma_load_3d(sb + C::OFF_BRAW + slot * C::BRAW_BYTES, tm_b, kt * (W_BK / 2), n0, l, full);
     for (int b = 0; b < nblk; b++)
         bulk_load(sb + C::OFF_BSC + slot * C::BSC_BYTES + 512 * b,
                   sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, full);
@@ -739,12 +746,15 @@ template <bool IS_BF16> __device__ __forceinline__ uint32_t frag_half2(uint32_t 
     if (IS_BF16) return bf16_bits;
     return ((bf16_bits << 3) | bf16_bits) & 0x8E008E00u;
 }
-template <bool IS_BF16>
-__device__ __forceinline__ void dequant_frag_prepared(uint32_t (&f)[16], uint32_t raw, uint32_t sc0, uint32_t sc1,
-                                                      uint32_t sel) {
+/* The arithmetic, on the scale codes c0 / c1 of rows g / g + 8 and the 16 bytes load_v()
+ * returns (a shared-memory load: v7; values loaded ahead of the W-empty wait: the BT-256
+ * FRAG transform, dequant_frag_words). */
+template <bool IS_BF16, class LOAD_V>
+__device__ __forceinline__ void dequant_frag_codes(uint32_t (&f)[16], uint32_t c0, uint32_t c1, uint32_t sel,
+                                                   LOAD_V load_v) {
     uint32_t spq[2][4];
-    scale_pairs_quad<IS_BF16>(lds32(sc0), lds32(sc1), sel & 3u, spq[0], spq[1]);
-    const uint4 v = lds128(raw);
+    scale_pairs_quad<IS_BF16>(c0, c1, sel & 3u, spq[0], spq[1]);
+    const uint4 v = load_v();
     const uint32_t w[4] = {v.x, v.y, v.z, v.w};
     const uint32_t M = 0x81C081C0u;
 #pragma unroll
@@ -755,6 +765,16 @@ __device__ __forceinline__ void dequant_frag_prepared(uint32_t (&f)[16], uint32_
         f[4 * s + 2] = mul2<IS_BF16>(frag_half2<IS_BF16>((x << 6) & M), spq[0][s]);
         f[4 * s + 3] = mul2<IS_BF16>(frag_half2<IS_BF16>(((x >> 7) & 0x00D800D8u) * 0x821u & M), spq[1][s]);
     }
+}
+template <bool IS_BF16>
+__device__ __forceinline__ void dequant_frag_prepared(uint32_t (&f)[16], uint32_t raw, uint32_t sc0, uint32_t sc1,
+                                                      uint32_t sel) {
+    dequant_frag_codes<IS_BF16>(f, lds32(sc0), lds32(sc1), sel, [&] { return lds128(raw); });
+}
+template <bool IS_BF16>
+__device__ __forceinline__ void dequant_frag_words(uint32_t (&f)[16], const uint4 &v, uint32_t c0, uint32_t c1,
+                                                   uint32_t sel) {
+    dequant_frag_codes<IS_BF16>(f, c0, c1, sel, [&] { return v; });
 }
 
 #ifndef TETRA_GEMM_V7_EARLY
@@ -1749,16 +1769,59 @@ __device__ __forceinline__ void xform_thread_consts(const sm90_params &p, uint32
     for (int c = 0; c < 8; c++) chunk[c] = r * 128 + ((((r & 7) ^ (4 * f)) ^ (uint32_t)c) << 4);
 }
 
+/* FRAG (TETRA_SCALE_FRAGMENT_128X64 weights; docs/notes/fragment-layout.md, "BT 256 reader"):
+ * transform thread t = (warp q, lane) takes the block's 16-row groups 2q and 2q + 1 (group
+ * 4 wg + w: v7's consumer warp (wg, w)) and, for each, computes v7 consumer thread (wg, w,
+ * lane)'s 16 A registers (dequant_frag_words: its 16 bytes, its rows' scale codes), stores
+ * step s's four with one stmatrix.x4 (register j = matrix j; src/format/fragment_map.h,
+ * tetra_frag_xform_*: lane 8j + i gives row 16 G + i + 8 (j % 2), chunk 2s + j / 2). The
+ * W tile is the standard transform's, byte for byte (tests/test_fragment_wtile.c), so the
+ * consumers, their wgmmas and the outputs are the standard weights'. The constants travel
+ * in transform_k_tiles' standard parameters: raw_off = group 2q's 16 bytes (group 2q + 1 is
+ * 512 on), csel = v7's quad selector (t % 4 | (t % 4 + 4) << 4), chunk[0..3] = the stmatrix
+ * address of step s for group 2q (group 2q + 1 is 2048 on), chunk[4..7] = the scale offsets
+ * of rows r, r + 8 (group 2q) and r + 16, r + 24 (group 2q + 1), r = 32q + lane / 4, in the
+ * stage's scale layout (v7's formula); sc_off is unused. */
+__device__ __forceinline__ void xform_frag_consts(const sm90_params &p, uint32_t t, uint32_t &raw_off,
+                                                  uint32_t &sc_off, uint32_t &csel, uint32_t (&chunk)[8]) {
+    const uint32_t q = t / 32, lane = t % 32, tq = lane % 4;
+    raw_off = tetra_frag_xform_raw_off(q, lane, 0);
+    sc_off = 0;
+    csel = tq | ((tq + 4) << 4);
+#pragma unroll
+    for (uint32_t s = 0; s < 4; s++) chunk[s] = 2048 * (2 * q) + tetra_frag_xform_st_off(lane, s);
+#pragma unroll
+    for (uint32_t e = 0; e < 4; e++) {
+        const uint32_t r = 32 * q + lane / 4 + 8 * e;
+        chunk[4 + e] = p.scale_bulk ? 16 * (r & 31) + 4 * (r >> 5) : 4 * r;
+    }
+}
+__device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1,%2,%3,%4};\n" ::"r"(addr), "r"(a), "r"(b),
+                 "r"(c), "r"(d)
+                 : "memory");
+}
+/* One group of a FRAG K-tile: its registers from v (16 bytes) and codes c0 / c1 (rows g,
+ * g + 8), stored step by step at tile + st[s] (the group's stmatrix addresses). */
+template <bool IS_BF16>
+__device__ __forceinline__ void xform_frag_group(uint32_t tile, const uint32_t *st, const uint4 &v, uint32_t c0,
+                                                 uint32_t c1, uint32_t sel) {
+    uint32_t f[16];
+    dequant_frag_words<IS_BF16>(f, v, c0, c1, sel);
+#pragma unroll
+    for (int s = 0; s < 4; s++) stmatrix_x4(tile + st[s], f[4 * s], f[4 * s + 1], f[4 * s + 2], f[4 * s + 3]);
+}
+
 enum { XF_LOAD_RAW, XF_ONLY }; /* the warp's copy role (warp 1 with linear scales, the rest) */
 
 /* Warp 1 (XF_LOAD_RAW): a unit's first SS_RAW_LEAD raw stages (K-tiles kt0 ..), ahead of
  * its transform of K-tile kt0; nr counts the unit's raw stages loaded. */
-template <class C>
+template <class C, bool FRAG = false>
 __device__ __forceinline__ void produce_raw_lead(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
                                                  const ss_bars &b, ring_pos<C::SR> &rp, int &nr, int n0, int l,
                                                  int kt0, int nk, int lane, int diag) {
     for (nr = 0; nr < min(nk, (int)SS_RAW_LEAD); nr++, rp.next())
-        produce_raw_stage<C>(tm_b, p, sb, b.rfull + 8 * rp.slot, b.rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
+        produce_raw_stage<C, FRAG>(tm_b, p, sb, b.rfull + 8 * rp.slot, b.rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
                              kt0 + nr, lane, diag);
 }
 
@@ -1777,8 +1840,9 @@ __device__ __forceinline__ void produce_raw_lead(const CUtensorMap *tm_b, const 
  * transform_k_tiles runs that per-K-tile step for one unit's nk K-tiles (K-tiles kt0 ..,
  * weight rows n0 .., batch l), for both BT-256 kernels; the ring positions carry from unit
  * to unit in the caller. t, raw_off, sc_off, csel, chunk: xform_thread_consts. TRACE:
- * v10.3's clock trace (the persistent kernel writes none). */
-template <bool IS_BF16, class C, int ROLE, bool TRACE>
+ * v10.3's clock trace (the persistent kernel writes none). FRAG: fragment-ordered weights, the
+ * constants of xform_frag_consts. */
+template <bool IS_BF16, class C, int ROLE, bool TRACE, bool FRAG = false>
 __device__ __forceinline__ void transform_k_tiles(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
                                                   const ss_bars &b, uint32_t t, uint32_t raw_off, uint32_t sc_off,
                                                   uint32_t csel, const uint32_t (&chunk)[8], ring_pos<C::SR> &rr,
@@ -1786,12 +1850,35 @@ __device__ __forceinline__ void transform_k_tiles(const CUtensorMap *tm_b, const
                                                   int kt0, int nk, int lane, int diag) {
     for (int i = 0; i < nk; i++) {
         if (ROLE == XF_LOAD_RAW && nr < nk) {
-            produce_raw_stage<C>(tm_b, p, sb, b.rfull + 8 * rp.slot, b.rempty + 8 * rp.slot, rp.slot, rp.phase, n0,
-                                 l, kt0 + nr, lane, diag);
+            produce_raw_stage<C, FRAG>(tm_b, p, sb, b.rfull + 8 * rp.slot, b.rempty + 8 * rp.slot, rp.slot, rp.phase,
+                                       n0, l, kt0 + nr, lane, diag);
             nr++;
             rp.next();
         }
         mbar_wait(b.rfull + 8 * rr.slot, rr.phase);
+        if constexpr (FRAG) {
+            /* both groups' bytes and scale codes, then the W-empty wait (as the standard
+             * path's loads), then one group at a time */
+            const uint32_t raw = sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off;
+            const uint32_t sc = sb + C::OFF_BSC + rr.slot * C::BSC_BYTES;
+            const uint4 v0 = lds128(raw), v1 = lds128(raw + 512);
+            const uint32_t c00 = lds32(sc + chunk[4]), c01 = lds32(sc + chunk[5]);
+            const uint32_t c10 = lds32(sc + chunk[6]), c11 = lds32(sc + chunk[7]);
+            mbar_wait(b.wempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile i - SW */
+            if (TRACE && lane == 0) SS_TRACE_KT(p, i, SS_TK_X_WEMPTY0 + t / 32);
+            if (diag != 1 && diag != 4) {
+                const uint32_t tile = sb + C::OFF_W + rw.slot * C::W_TILE_BYTES;
+                xform_frag_group<IS_BF16>(tile, chunk, v0, c00, c01, csel);
+                xform_frag_group<IS_BF16>(tile + 2048, chunk, v1, c10, c11, csel);
+            }
+            mbar_arrive(b.rempty + 8 * rr.slot); /* this thread's raw and scale reads have returned */
+            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+            mbar_arrive(b.wfull + 8 * rw.slot);
+            if (TRACE && lane == 0) SS_TRACE_KT(p, i, SS_TK_X_DONE0 + t / 32);
+            rr.next();
+            rw.next();
+            continue;
+        }
         const uint32_t raw = sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off;
         const uint4 h0 = lds128(raw), h1 = lds128(raw ^ 16);
         const uint32_t codes = prmt(lds32(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + sc_off), 0, csel);
@@ -1809,19 +1896,20 @@ __device__ __forceinline__ void transform_k_tiles(const CUtensorMap *tm_b, const
 }
 
 /* v10.3 (gemm_wgmma_t_ss_kernel): one unit, the K-tiles of this CTA's split */
-template <bool IS_BF16, class C, int ROLE>
+template <bool IS_BF16, class C, int ROLE, bool FRAG = false>
 __device__ __forceinline__ void transform_stages(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
                                                  const ss_bars &b, int n0, int l, int kt0, int nk, int lane, int diag) {
     const uint32_t t = threadIdx.x % 128;
     uint32_t raw_off, sc_off, csel, chunk[8];
-    xform_thread_consts(p, t, raw_off, sc_off, csel, chunk);
+    if constexpr (FRAG) xform_frag_consts(p, t, raw_off, sc_off, csel, chunk);
+    else xform_thread_consts(p, t, raw_off, sc_off, csel, chunk);
     ring_pos<C::SR> rr = {0, 0}; /* the raw stage this thread transforms */
     ring_pos<C::SW> rw = {0, 0};
     int nr = 0;                  /* warp 1: raw stages loaded (before rp: same SASS as before the fold) */
     ring_pos<C::SR> rp = {0, 0}; /* warp 1: the next raw stage it fills */
-    if (ROLE == XF_LOAD_RAW) produce_raw_lead<C>(tm_b, p, sb, b, rp, nr, n0, l, kt0, nk, lane, diag);
-    transform_k_tiles<IS_BF16, C, ROLE, true>(tm_b, p, sb, b, t, raw_off, sc_off, csel, chunk, rr, rw, rp, nr, n0,
-                                              l, kt0, nk, lane, diag);
+    if (ROLE == XF_LOAD_RAW) produce_raw_lead<C, FRAG>(tm_b, p, sb, b, rp, nr, n0, l, kt0, nk, lane, diag);
+    transform_k_tiles<IS_BF16, C, ROLE, true, FRAG>(tm_b, p, sb, b, t, raw_off, sc_off, csel, chunk, rr, rw, rp, nr,
+                                                    n0, l, kt0, nk, lane, diag);
     if (ROLE == XF_LOAD_RAW) asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 #endif
@@ -1848,12 +1936,12 @@ __device__ __forceinline__ void issue_a_ahead(const CUtensorMap *tm_a, uint32_t 
 
 /* Consumer warp 0 of warpgroup 0 with bulk scales (v10.3): a unit's first SR raw stages
  * (K-tiles kt0 ..), before its first wgmmas. */
-template <class C>
+template <class C, bool FRAG = false>
 __device__ __forceinline__ void issue_raw_lead(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
                                                const ss_bars &b, ring_pos<C::SR> &rp, int n0, int l, int kt0,
                                                int nk) {
     for (int j = 0; j < min(nk, (int)C::SR); j++, rp.next())
-        issue_raw_bulk<C>(tm_b, p, sb, b.rfull + 8 * rp.slot, b.rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
+        issue_raw_bulk<C, FRAG>(tm_b, p, sb, b.rfull + 8 * rp.slot, b.rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
                           kt0 + j);
 }
 
@@ -1869,8 +1957,9 @@ __device__ __forceinline__ void release_k_tile(const ss_bars &b, uint32_t aempty
 /* v10.3's consumer K loop over one unit's nk K-tiles (K-tiles kt0 .., tokens m0 .., weight
  * rows n0 .., batch l), both BT-256 kernels: the ring positions, the A issuer's na and the
  * last K-tile's slots (a_prev, w_prev: the persistent kernel releases them after its drain)
- * carry over to the caller. TRACE: v10.3's clock trace (the persistent kernel writes none). */
-template <bool IS_BF16, class C, bool TRACE>
+ * carry over to the caller. TRACE: v10.3's clock trace (the persistent kernel writes none).
+ * FRAG: the raw issuer loads fragment blocks. */
+template <bool IS_BF16, class C, bool TRACE, bool FRAG = false>
 __device__ __forceinline__ void consume_k_tiles(float (&acc)[C::NACC], const CUtensorMap *tm_a,
                                                 const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
                                                 const ss_bars &b, uint32_t aempty_peer, uint32_t dw0, uint32_t db0,
@@ -1896,8 +1985,8 @@ __device__ __forceinline__ void consume_k_tiles(float (&acc)[C::NACC], const CUt
             wgmma_m64n256k16<IS_BF16>(acc, wgmma_desc_of(dw + s * 32 / 16), wgmma_desc_of(db + s * 32 / 16));
         wgmma_commit();
         if (raw_issuer && i + C::SR < nk) { /* while the wgmmas run */
-            issue_raw_bulk<C>(tm_b, p, sb, b.rfull + 8 * rp.slot, b.rempty + 8 * rp.slot, rp.slot, rp.phase, n0, l,
-                              kt0 + i + C::SR);
+            issue_raw_bulk<C, FRAG>(tm_b, p, sb, b.rfull + 8 * rp.slot, b.rempty + 8 * rp.slot, rp.slot, rp.phase,
+                                    n0, l, kt0 + i + C::SR);
             __syncwarp();
             rp.next();
         }
@@ -1963,12 +2052,13 @@ __device__ __forceinline__ ss_p_unit ss_p_unit_of(const sm90_params &p, int unit
  * unit on by the W-ring handover (wfree). Warp 1 (linear scales) loads the next unit's
  * first SS_RAW_LEAD raw stages right after its last transform of a unit, before that
  * barrier: the raw ring fills during the epilogue. */
-template <bool IS_BF16, class C, int ROLE>
+template <bool IS_BF16, class C, int ROLE, bool FRAG = false>
 __device__ __forceinline__ void transform_stages_p(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
                                                    const ss_bars &b, uint32_t wfree, int u0, int step, int units,
                                                    int nk, int lane, int diag, uint32_t cta_rank) {
     uint32_t raw_off, sc_off, csel, chunk[8];
-    xform_thread_consts(p, threadIdx.x % 128, raw_off, sc_off, csel, chunk);
+    if constexpr (FRAG) xform_frag_consts(p, threadIdx.x % 128, raw_off, sc_off, csel, chunk);
+    else xform_thread_consts(p, threadIdx.x % 128, raw_off, sc_off, csel, chunk);
     ring_pos<C::SR> rr = {0, 0};
     ring_pos<C::SW> rw = {0, 0};
     ring_pos<C::SR> rp = {0, 0};
@@ -1976,21 +2066,21 @@ __device__ __forceinline__ void transform_stages_p(const CUtensorMap *tm_b, cons
     int u = u0;
     ss_p_unit un = ss_p_unit_of(p, u0, cta_rank); /* warp 1 (linear scales): the unit it loads */
     int nr = 0;
-    if (ROLE == XF_LOAD_RAW) produce_raw_lead<C>(tm_b, p, sb, b, rp, nr, un.n0, un.l, kt0, nk, lane, diag);
+    if (ROLE == XF_LOAD_RAW) produce_raw_lead<C, FRAG>(tm_b, p, sb, b, rp, nr, un.n0, un.l, kt0, nk, lane, diag);
     for (int j = 0; j < units; j++) {
         /* unit j - 1's epilogue stores have read its staged D out of the W ring */
         if (j > 0) mbar_wait(wfree, (uint32_t)(j - 1) & 1);
         const int n0 = un.n0, l = un.l;
         __builtin_assume(n0 >= 0);
         __builtin_assume(l >= 0);
-        transform_k_tiles<IS_BF16, C, ROLE, false>(tm_b, p, sb, b, threadIdx.x % 128, raw_off, sc_off, csel,
-                                                   chunk, rr, rw, rp, nr, n0, l, kt0, nk, lane, diag);
+        transform_k_tiles<IS_BF16, C, ROLE, false, FRAG>(tm_b, p, sb, b, threadIdx.x % 128, raw_off, sc_off, csel,
+                                                         chunk, rr, rw, rp, nr, n0, l, kt0, nk, lane, diag);
         /* warp 1: the next unit's first raw stages (their slots were released by this
          * unit's transforms, K-tiles nk - SR .. nk - 3 and earlier) */
         if (ROLE == XF_LOAD_RAW && j + 1 < units) {
             u += step;
             un = ss_p_unit_of(p, u, cta_rank);
-            produce_raw_lead<C>(tm_b, p, sb, b, rp, nr, un.n0, un.l, kt0, nk, lane, diag);
+            produce_raw_lead<C, FRAG>(tm_b, p, sb, b, rp, nr, un.n0, un.l, kt0, nk, lane, diag);
         }
     }
     if (ROLE == XF_LOAD_RAW) asm volatile("cp.async.wait_all;\n" ::: "memory");
@@ -2061,7 +2151,7 @@ __device__ __forceinline__ void store_tile_p16(const float (&acc)[cfg_ss::NACC],
  * the registers the launch bound allocates. */
 enum { SS_PRODUCER_REGS = 104, SS_CONSUMER_REGS = 200 };
 static_assert(128 * SS_PRODUCER_REGS + 256 * SS_CONSUMER_REGS <= 168 * W_THREADS, "setmaxnreg pool");
-template <bool IS_BF16>
+template <bool IS_BF16, bool FRAG = false>
 __global__ void __launch_bounds__(W_THREADS, 1)
 gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
                        const sm90_params p) {
@@ -2094,8 +2184,11 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
 
     if (wg == 2) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)SS_PRODUCER_REGS));
-        /* one loop per copy role, so the plain transform warps carry no role branches */
-        if (warp == 1 && !p.scale_bulk)
+        /* one loop per copy role, so the plain transform warps carry no role branches;
+         * FRAG: the scales are always bulk-copied (the launcher checks scale_bulk) */
+        if constexpr (FRAG)
+            transform_stages<IS_BF16, C, XF_ONLY, true>(&tm_b, p, sb, bars, n0, l, kt0, nk, lane, diag);
+        else if (warp == 1 && !p.scale_bulk)
             transform_stages<IS_BF16, C, XF_LOAD_RAW>(&tm_b, p, sb, bars, n0, l, kt0, nk,
                                                       lane, diag);
         else
@@ -2122,7 +2215,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
      * wgmmas are issued, the wait below never blocks. */
     const bool raw_issuer = p.scale_bulk && wg == 0 && warp == 0; /* warp-uniform */
     ring_pos<C::SR> rp = {0, 0};
-    if (raw_issuer) issue_raw_lead<C>(&tm_b, p, sb, bars, rp, n0, l, kt0, nk);
+    if (raw_issuer) issue_raw_lead<C, FRAG>(&tm_b, p, sb, bars, rp, n0, l, kt0, nk);
     /* v10.3: consumer warp 0 of warpgroup 1 issues the A stages (v10.1: producer warp 0,
      * whose transform work then made it the W-full straggler), SA - 1 K-tiles ahead: at the
      * top of K-tile i it issues any stage up to i + SA - 2 whose slot both CTAs have
@@ -2136,7 +2229,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     __syncwarp();
     const bool tracer = threadIdx.x == 0; /* consumer warp 0 of warpgroup 0 */
     if (tracer) SS_TRACE_HDR(p, SS_TR_INIT, (uint32_t)clock64());
-    consume_k_tiles<IS_BF16, C, true>(acc, &tm_a, &tm_b, p, sb, bars, aempty_peer, dw0, db0, ra, rw, a_prev, w_prev,
+    consume_k_tiles<IS_BF16, C, true, FRAG>(acc, &tm_a, &tm_b, p, sb, bars, aempty_peer, dw0, db0, ra, rw, a_prev, w_prev,
                                       raw_issuer, rp, a_issuer, rn, na, tracer, m0, n0, l, kt0, nk, lane, cta_rank);
     /* as v7: this CTA's last remote arrival is done; store_tile_t's cluster_wait keeps its
      * shared memory alive until the peer's are */
@@ -2174,7 +2267,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
  *     multicasts into the peer happen only before it; each CTA waits on afull for every
  *     multicast into it).
  * TETRA_GEMM_TRACE: this kernel writes no trace (the launcher runs v10.3 for a traced call). */
-template <bool IS_BF16>
+template <bool IS_BF16, bool FRAG = false>
 __global__ void __launch_bounds__(W_THREADS, 1)
 gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
                          const __grid_constant__ CUtensorMap tm_d, const sm90_params p) {
@@ -2208,7 +2301,10 @@ gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_
 
     if (wg == 2) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)SS_PRODUCER_REGS));
-        if (warp == 1 && !p.scale_bulk)
+        if constexpr (FRAG) /* bulk scales only (the launcher checks) */
+            transform_stages_p<IS_BF16, C, XF_ONLY, true>(&tm_b, p, sb, bars, wfree, u0, step, units, nk, lane, diag,
+                                                          cta_rank);
+        else if (warp == 1 && !p.scale_bulk)
             transform_stages_p<IS_BF16, C, XF_LOAD_RAW>(&tm_b, p, sb, bars, wfree, u0, step, units, nk, lane, diag,
                                                         cta_rank);
         else
@@ -2231,7 +2327,7 @@ gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_
     /* bulk scales: consumer warp 0 fills the raw ring SR K-tiles ahead (v10.3) */
     const bool raw_issuer = p.scale_bulk && wg == 0 && warp == 0; /* warp-uniform */
     ring_pos<C::SR> rp = {0, 0};
-    if (raw_issuer) issue_raw_lead<C>(&tm_b, p, sb, bars, rp, cu.n0, cu.l, kt0, nk);
+    if (raw_issuer) issue_raw_lead<C, FRAG>(&tm_b, p, sb, bars, rp, cu.n0, cu.l, kt0, nk);
     /* consumer warp 0 of warpgroup 1 issues the A stages SA - 1 K-tiles ahead (v10.3) */
     const bool a_issuer = wg == 1 && warp == 0; /* warp-uniform */
     ring_pos<C::SA> rn = {0, 0};
@@ -2248,7 +2344,7 @@ gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_
 #pragma unroll
         for (int e = 0; e < C::NACC; e++) acc[e] = 0.0f;
         uint32_t a_prev = 0, w_prev = 0;
-        consume_k_tiles<IS_BF16, C, false>(acc, &tm_a, &tm_b, p, sb, bars, aempty_peer, dw0, db0, ra, rw, a_prev,
+        consume_k_tiles<IS_BF16, C, false, FRAG>(acc, &tm_a, &tm_b, p, sb, bars, aempty_peer, dw0, db0, ra, rw, a_prev,
                                            w_prev, raw_issuer, rp, a_issuer, rn, na, false, m0, n0, l, kt0, nk, lane,
                                            cta_rank);
         /* ---- between units: drain, release the unit's last stages, prefetch the next unit */
@@ -2261,7 +2357,7 @@ gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_
             cu = ss_p_unit_of(p, u, cta_rank);
             /* its raw stages 0 .. SR - 1: their slots were released by this unit's
              * transforms (all done: every W tile was waited for), so these never block */
-            if (raw_issuer) issue_raw_lead<C>(&tm_b, p, sb, bars, rp, cu.n0, cu.l, kt0, nk);
+            if (raw_issuer) issue_raw_lead<C, FRAG>(&tm_b, p, sb, bars, rp, cu.n0, cu.l, kt0, nk);
             /* its A stages 0 .. SA - 1 whose slots both CTAs have released (no wait) */
             if (a_issuer) {
                 na = 0;
@@ -2598,11 +2694,31 @@ static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
     return splits;
 }
 
+/* Whether AUTO gives FRAGMENT weights the BT-256 tile as it gives standard weights (the FRAG
+ * instances of v10.3 / v10.8; docs/notes/fragment-layout.md, "BT 256 reader"): build switch
+ * TETRA_GEMM_FRAG_BT256 (default 0), the environment's TETRA_GEMM_FRAG_BT256=0 / 1 overrides it
+ * (read once). 0: AUTO keeps such weights at 64 / 128 tokens per CTA (v7), as before. A pinned
+ * tile_m 256 and batch-invariant products run the FRAG BT-256 kernels either way. */
+#ifndef TETRA_GEMM_FRAG_BT256
+#define TETRA_GEMM_FRAG_BT256 0
+#endif
+extern "C" int tetra_gemm_frag_bt256_auto(void) {
+    static const int on = [] {
+        const char *e = getenv("TETRA_GEMM_FRAG_BT256");
+        if (e && (e[0] == '0' || e[0] == '1') && !e[1]) return e[0] - '0';
+        return TETRA_GEMM_FRAG_BT256 ? 1 : 0;
+    }();
+    return on;
+}
+
 static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
     wgmma_t_config c;
     c.bt = p->tile_m ? p->tile_m : p->batch_invariant ? 256 : p->m <= 64 ? 64 : p->m <= 128 ? 128 : 256;
-    /* FRAGMENT weights are read by v7 (BT 64 / 128) only: larger M runs 128-token tiles */
-    if (!p->tile_m && p->b.scale_layout == TETRA_SCALE_FRAGMENT_128X64 && c.bt > 128) c.bt = 128;
+    /* FRAGMENT weights with the switch off (tetra_gemm_frag_bt256_auto): AUTO keeps v7's 128-token
+     * tiles at larger M (batch-invariant products keep BT 256) */
+    if (!p->tile_m && !p->batch_invariant && p->b.scale_layout == TETRA_SCALE_FRAGMENT_128X64 && c.bt > 128 &&
+        !tetra_gemm_frag_bt256_auto())
+        c.bt = 128;
     c.splits = 1;
     if (p->splits) {
         c.splits = p->splits;
@@ -2697,11 +2813,11 @@ static int ss_clusters_env(void) {
     const char *e = getenv("TETRA_GEMM_SS_CLUSTERS");
     return e ? atoi(e) : 0;
 }
-template <bool IS_BF16>
+template <bool IS_BF16, bool FRAG>
 static tetra_status launch_ss_p(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &prm,
                                 const tetra_gemm_problem *p, cudaStream_t stream, bool *launched) {
     void (*kernel)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const sm90_params) =
-        gemm_wgmma_t_ss_p_kernel<IS_BF16>;
+        gemm_wgmma_t_ss_p_kernel<IS_BF16, FRAG>;
     const int smem_bytes = SS_P_SMEM_BYTES;
     const int64_t units = (int64_t)(grid_x_t(p->n) / T_CLUSTER) * ((p->m + cfg_ss::BT - 1) / cfg_ss::BT) * p->batch;
     cudaLaunchAttribute attr[1];
@@ -2746,13 +2862,19 @@ static tetra_status launch_ss_p(const CUtensorMap &tm_a, const CUtensorMap &tm_b
 /* 128 weight rows x BT tokens per CTA, in clusters of 2 CTAs along N that share each
  * activation tile (grid x rounded up to even: the kernel's CTA past N stores nothing). */
 /* BT = 256 runs v10 (gemm_wgmma_t_ss_kernel: the transform stage, SS wgmmas), BT = 64 and
- * 128 run v7 (gemm_wgmma_t_kernel: RS wgmmas); the v7 kernel is not instantiated at 256. */
+ * 128 run v7 (gemm_wgmma_t_kernel: RS wgmmas); the v7 kernel is not instantiated at 256.
+ * FRAG: fragment-ordered weights (v7's and v10's FRAG instances). */
 template <bool IS_BF16, int BT, bool FRAG>
 static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &prm,
                              const tetra_gemm_problem *p, cudaStream_t stream) {
-    static_assert(!(FRAG && BT == 256), "TETRA_SCALE_FRAGMENT_128X64 weights: v7 only (BT 64 / 128)");
     void (*kernel)(const CUtensorMap, const CUtensorMap, const sm90_params);
     int smem_bytes;
+    /* the BT-256 FRAG kernels fill the raw ring by bulk copies only (no per-lane scale loader
+     * instantiated); fragment scales are 16-byte aligned swizzled blocks (check_fragment), so
+     * this holds for every valid matrix */
+    if (FRAG && BT == 256 && !prm.scale_bulk)
+        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: 256 tokens per CTA on "
+                                                 "TETRA_SCALE_FRAGMENT_128X64 b need 16-byte aligned scales");
 #if TETRA_GEMM_SS_PERSISTENT
     /* the persistent kernel (v10.8): 16-bit D without split-K (a traced call runs v10.3,
      * which writes the trace) */
@@ -2763,13 +2885,13 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
 #endif
         if (prm.splits == 1 && (prm.d_dtype == TETRA_DTYPE_BF16 || prm.d_dtype == TETRA_DTYPE_FP16) && !traced) {
             bool launched = false;
-            const tetra_status st = launch_ss_p<IS_BF16>(tm_a, tm_b, prm, p, stream, &launched);
+            const tetra_status st = launch_ss_p<IS_BF16, FRAG>(tm_a, tm_b, prm, p, stream, &launched);
             if (st != TETRA_OK || launched) return st;
         }
     }
 #endif
     if constexpr (BT == 256) {
-        kernel = gemm_wgmma_t_ss_kernel<IS_BF16>;
+        kernel = gemm_wgmma_t_ss_kernel<IS_BF16, FRAG>;
         smem_bytes = cfg_ss::SMEM_BYTES;
     } else {
         kernel = gemm_wgmma_t_kernel<IS_BF16, BT, FRAG>;
@@ -2802,9 +2924,6 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
     if (cf.bt != 64 && cf.bt != 128 && cf.bt != 256)
         return tetra_fail(TETRA_ERR_UNSUPPORTED,
                           "wgmma-T GEMM: opts.tile_m = %d; this kernel has 64, 128 or 256 tokens per CTA", cf.bt);
-    if (cf.bt == 256 && p->b.scale_layout == TETRA_SCALE_FRAGMENT_128X64)
-        return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: opts.tile_m = 256 does not read b in "
-                                                 "TETRA_SCALE_FRAGMENT_128X64 (64 or 128 tokens per CTA do)");
     /* A's box is half the tile: each CTA of a pair loads one half for both */
     st = prepare_sm90(p, "wgmma-T GEMM", cf.bt / T_CLUSTER, cfg_t<128>::BN, cf.splits, &tm_a, &tm_b, &prm);
     if (st != TETRA_OK) return st;
@@ -2830,12 +2949,15 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
     }
     {
         cudaStream_t stream = TETRA_STREAM(p);
-        if (prm.frag) /* choose_config_t keeps BT <= 128 for these weights */
-            return p->a.dtype == TETRA_DTYPE_BF16
-                       ? (cf.bt == 64 ? launch_t<true, 64, true>(tm_a, tm_b, prm, p, stream)
-                                      : launch_t<true, 128, true>(tm_a, tm_b, prm, p, stream))
-                       : (cf.bt == 64 ? launch_t<false, 64, true>(tm_a, tm_b, prm, p, stream)
-                                      : launch_t<false, 128, true>(tm_a, tm_b, prm, p, stream));
+        if (prm.frag) { /* v7 FRAG (BT 64 / 128), v10.3 / v10.8 FRAG (BT 256) */
+            if (p->a.dtype == TETRA_DTYPE_BF16)
+                return cf.bt == 64    ? launch_t<true, 64, true>(tm_a, tm_b, prm, p, stream)
+                       : cf.bt == 128 ? launch_t<true, 128, true>(tm_a, tm_b, prm, p, stream)
+                                      : launch_t<true, 256, true>(tm_a, tm_b, prm, p, stream);
+            return cf.bt == 64    ? launch_t<false, 64, true>(tm_a, tm_b, prm, p, stream)
+                   : cf.bt == 128 ? launch_t<false, 128, true>(tm_a, tm_b, prm, p, stream)
+                                  : launch_t<false, 256, true>(tm_a, tm_b, prm, p, stream);
+        }
         if (p->a.dtype == TETRA_DTYPE_BF16)
             return cf.bt == 64    ? launch_t<true, 64, false>(tm_a, tm_b, prm, p, stream)
                    : cf.bt == 128 ? launch_t<true, 128, false>(tm_a, tm_b, prm, p, stream)

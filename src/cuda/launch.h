@@ -39,6 +39,10 @@ tetra_status tetra_launch_gemm_mma(const tetra_gemm_problem *p);
 tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p);
 /* src/cuda/gemm_sm90.cu: the transposed product D^T = B A^T, dequantized B in registers (sm_90a) */
 tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p);
+/* src/cuda/gemm_sm90.cu: 1 when AUTO gives TETRA_SCALE_FRAGMENT_128X64 weights the BT-256 tile
+ * where it gives it to standard weights (build switch TETRA_GEMM_FRAG_BT256, environment
+ * TETRA_GEMM_FRAG_BT256=0 / 1; 0: 64 / 128 tokens per CTA, as before) */
+int tetra_gemm_frag_bt256_auto(void);
 /* src/cuda/skinny_sm90.cu: skinny-M GEMM (M <= 64), prepared weights, wgmma (sm_90a) */
 tetra_status tetra_launch_gemm_skinny(const tetra_gemm_problem *p);
 

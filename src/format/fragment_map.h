@@ -48,4 +48,23 @@ TETRA_HD uint8_t tetra_frag_std_byte(const uint8_t *frag, int64_t n, int64_t k, 
     return (uint8_t)(tetra_frag_get(word, n, k) | tetra_frag_get(word, n, k + 1) << 4);
 }
 
+/* The BT-256 wgmma-T kernels' transform of a fragment block into their 16-bit W tile
+ * (src/cuda/gemm_sm90.cu, FRAG instances; the tile is K-major with the 128-byte swizzle:
+ * row R at R * 128, 16-byte chunk c = k 8c .. 8c + 7 at ((c ^ (R % 8)) << 4)). Transform
+ * thread (warp q of the producer warpgroup's 4, lane) takes 16-row groups G = 2q + h,
+ * h = 0, 1 (group G = 4 wg + w, v7's consumer warp (wg, w)): it computes v7 consumer thread
+ * (G / 4, G % 4, lane)'s 16 A registers from the 16 block bytes at
+ * tetra_frag_xform_raw_off(q, lane, h) and stores step s's four (register j = matrix j of
+ * one stmatrix.x4; lane 4i + t holds row i, columns 2t, 2t + 1 of each) at the addresses the
+ * lanes give: lane L = 8j + i the address of row i of matrix j, W row
+ * R = 16 G + i + 8 (j % 2), chunk c = 2 s + j / 2, i.e. byte 2048 G + tetra_frag_xform_st_off(L, s)
+ * of the tile. Matrix j's 8 rows have R % 8 = i: 8 distinct 16-byte bank groups. */
+TETRA_HD uint32_t tetra_frag_xform_raw_off(uint32_t q, uint32_t lane, uint32_t h) {
+    return 512u * (2u * q + h) + 16u * lane;
+}
+TETRA_HD uint32_t tetra_frag_xform_st_off(uint32_t lane, uint32_t s) {
+    const uint32_t j = lane >> 3, i = lane & 7u, r = i + 8u * (j & 1u), c = 2u * s + (j >> 1);
+    return r * 128u + ((c ^ (r & 7u)) << 4);
+}
+
 #endif /* TETRA_FRAGMENT_MAP_H */
