@@ -93,7 +93,7 @@
 /* The fragment GEMV's X loads (gemv_frag_main; notes: fragment-layout.md, "X as 16-byte
  * loads"): 0 (default) = session 17's 16 four-byte loads per token tile and segment; 1 builds
  * a second K loop that reads X as 4 sixteen-byte loads and redistributes the words in the
- * quad (4 SHFL a load), taken per call where M >= TETRA_GEMV_FRAG_X16_MIN_M (environment,
+ * quad (4 SHFL a load; 2: as 8 eight-byte loads, 1 SHFL a load, an A/B variant), taken per call where M >= TETRA_GEMV_FRAG_X16_MIN_M (environment,
  * read once; default GEMV_FRAG_X16_MIN_M), and lets AUTO take the fragment GEMV up to
  * TETRA_GEMV_FRAG_MAX_M rows on sm_90 (environment; default 8 = the switch-0 rule). Same
  * words into the same mma in the same order: same bits. CMake: TETRA_GEMV_FRAG_X16. */
@@ -443,6 +443,36 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
      * name in every lane: 4 SHFL + 10 selects a round. Rows past M never load: their xr stay
      * zero and, shuffled only inside the quad (same g), give zero operands. Every lane of
      * the warp takes part in the shuffles (the K loop is warp-uniform). */
+    const bool tb0 = (t & 1) != 0, tb1 = (t & 2) != 0;
+#if TETRA_GEMV_FRAG_X16 == 2
+    /* Variant 2 (an A/B point, not the brief's 16-byte words): round r as two 8-byte loads a
+     * lane, e = 0, 1: chunk 4r + 2e + tb0, words 2 tb1, 2 tb1 + 1 (the quad: 32 contiguous
+     * bytes an instruction); one word of each pair is the lane's own, the other its xor-1
+     * partner's: 2 SHFL + 6 selects a round. */
+    uint2 xr[2][4][2];
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) xr[h][r][0] = xr[h][r][1] = make_uint2(0u, 0u);
+    const int x16_off = 12 * (t & 1); /* xnext holds 4t: the lane's pair is at 16 tb0 + 8 tb1 */
+    /* loaded or zero (not "keep the old value": that made ptxas copy every pair before
+     * hoisting the next segment's loads, +31 moves a segment) */
+    auto load_x16 = [&](int h, int r, bool on) {
+        const uint8_t *src = xnext + x16_off + (h ? x8 : 0) + 64 * r;
+        xr[h][r][0] = on ? __ldg((const uint2 *)src) : make_uint2(0u, 0u);
+        xr[h][r][1] = on ? __ldg((const uint2 *)(src + 32)) : make_uint2(0u, 0u);
+    };
+    auto x16_transpose = [&](int h, int r) {
+        const uint2 v0 = xr[h][r][0], v1 = xr[h][r][1]; /* chunks 4r + tb0, 4r + 2 + tb0 */
+        const uint32_t s0 = tb0 ? v0.x : v0.y, s1 = tb0 ? v1.x : v1.y; /* the partner's words */
+        const uint32_t q0 = __shfl_xor_sync(0xFFFFFFFFu, s0, 1), q1 = __shfl_xor_sync(0xFFFFFFFFu, s1, 1);
+        /* q0: chunk 4r + 1 - tb0, q1: chunk 4r + 3 - tb0 (word t) */
+        xf[h][2 * r][0] = tb0 ? q0 : v0.x;
+        xf[h][2 * r][1] = tb0 ? v0.y : q0;
+        xf[h][2 * r + 1][0] = tb0 ? q1 : v1.x;
+        xf[h][2 * r + 1][1] = tb0 ? v1.y : q1;
+    };
+#else
     uint4 xr[2][4];
 #pragma unroll
     for (int h = 0; h < 2; h++)
@@ -453,7 +483,6 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
         if (!on) return;
         xr[h][r] = __ldg((const uint4 *)(xnext + x16_off + (h ? x8 : 0) + 64 * r));
     };
-    const bool tb0 = (t & 1) != 0, tb1 = (t & 2) != 0;
     auto x16_transpose = [&](int h, int r) {
         const uint4 v = xr[h][r]; /* V[t][0..3] */
         /* xor 2: keep columns 2 tb1, 2 tb1 + 1, send the other two */
@@ -471,6 +500,7 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
         xf[h][2 * r + 1][0] = tb0 ? qhi : hi0;
         xf[h][2 * r + 1][1] = tb0 ? hi1 : qhi;
     };
+#endif
 #endif
 
     auto k_loop = [&](auto two_const, auto x16_const) {
