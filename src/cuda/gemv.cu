@@ -93,12 +93,19 @@
 /* The fragment GEMV's X loads (gemv_frag_main; notes: fragment-layout.md, "X as 16-byte
  * loads"): 0 (default) = session 17's 16 four-byte loads per token tile and segment; 1 builds
  * a second K loop that reads X as 4 sixteen-byte loads and redistributes the words in the
- * quad (4 SHFL a load; 2: as 8 eight-byte loads, 1 SHFL a load, an A/B variant), taken per call where M >= TETRA_GEMV_FRAG_X16_MIN_M (environment,
- * read once; default GEMV_FRAG_X16_MIN_M), and lets AUTO take the fragment GEMV up to
- * TETRA_GEMV_FRAG_MAX_M rows on sm_90 (environment; default 8 = the switch-0 rule). Same
- * words into the same mma in the same order: same bits. CMake: TETRA_GEMV_FRAG_X16. */
+ * quad (4 SHFL a load); 2 the same loop with 8 eight-byte loads (1 SHFL a load; an A/B
+ * variant). The new loop is taken per call where M >= TETRA_GEMV_FRAG_X16_MIN_M (environment,
+ * read once; else the build's TETRA_GEMV_FRAG_X16_MIN_M, default 2), and AUTO takes the
+ * fragment GEMV up to TETRA_GEMV_FRAG_MAX_M rows on sm_90 (environment; default 8 = the
+ * switch-0 rule). Same words into the same mma in the same order: same bits. CMake:
+ * TETRA_GEMV_FRAG_X16, TETRA_GEMV_FRAG_X16_MIN_M. */
 #ifndef TETRA_GEMV_FRAG_X16
 #define TETRA_GEMV_FRAG_X16 0
+#endif
+/* the X16 threshold where the environment sets none (CMake: TETRA_GEMV_FRAG_X16_MIN_M; 99 builds
+ * a control whose X16 loop never runs, for a one-process A/B through tetra bench --lib-b) */
+#ifndef TETRA_GEMV_FRAG_X16_MIN_M
+#define TETRA_GEMV_FRAG_X16_MIN_M 2
 #endif
 #ifndef TETRA_GEMV_LONG_SPLIT_SEGS
 #define TETRA_GEMV_LONG_SPLIT_SEGS 10
@@ -123,9 +130,9 @@ enum {
      * 4, summed after the K loop); an experiment switch, notes: session 4 */
     GEMV_ACC_SETS = TETRA_GEMV_ACC_SETS,
     GEMV_FRAG_BLOCK = 4096,  /* bytes of one TETRA_SCALE_FRAGMENT_128X64 block (128 rows x 64 K) */
-    /* TETRA_GEMV_FRAG_X16: the smallest M whose fragment GEMV reads X as 16-byte words (at
-     * M = 1 only one quad loads: the 4-byte loads are already cheap) */
-    GEMV_FRAG_X16_MIN_M = 2
+    /* TETRA_GEMV_FRAG_X16: the smallest M whose fragment GEMV reads X as 16-byte words by
+     * default (2: at M = 1 only one quad loads, the 4-byte loads are already cheap) */
+    GEMV_FRAG_X16_MIN_M = TETRA_GEMV_FRAG_X16_MIN_M
 };
 
 /* Which activation operand: decides the tensor-core type (bf16 for BF16 X, f16 else). */
