@@ -447,10 +447,10 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
      * column t (chunks 4r .. 4r + 3 in order = xf[h][2r][0..1], xf[h][2r + 1][0..1]).
      * x16_transpose: two butterfly stages (xor 2, then xor 1), each lane sending 2 words a
      * stage, picked with selects on t's bits so that the shuffled registers are the same by
-     * name in every lane: 4 SHFL + 10 selects a round. Rows past M never load: their xr stay
+     * name in every lane: 4 SHFL + 12 selects a round. Rows past M never load: their xr stay
      * zero and, shuffled only inside the quad (same g), give zero operands. Every lane of
      * the warp takes part in the shuffles (the K loop is warp-uniform). */
-    const bool tb0 = (t & 1) != 0, tb1 = (t & 2) != 0;
+    const bool tb0 = (t & 1) != 0;
 #if TETRA_GEMV_FRAG_X16 == 2
     /* Variant 2 (an A/B point, not the brief's 16-byte words): round r as two 8-byte loads a
      * lane, e = 0, 1: chunk 4r + 2e + tb0, words 2 tb1, 2 tb1 + 1 (the quad: 32 contiguous
@@ -480,6 +480,7 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
         xf[h][2 * r + 1][1] = tb0 ? v1.y : q1;
     };
 #else
+    const bool tb1 = (t & 2) != 0;
     uint4 xr[2][4];
 #pragma unroll
     for (int h = 0; h < 2; h++)
