@@ -107,6 +107,15 @@
 #ifndef TETRA_GEMV_FRAG_X16_MIN_M
 #define TETRA_GEMV_FRAG_X16_MIN_M 2
 #endif
+/* With TETRA_GEMV_FRAG_X16=1: how many segments ahead the one-token-tile X16 loop (M <= 8)
+ * loads X: 1 (default) or 2 (16 more registers; run 89 saw the M = 8 loop wait for X words
+ * loaded one segment ahead). The two-tile loop stays at 1. CMake: TETRA_GEMV_FRAG_X16_AHEAD. */
+#ifndef TETRA_GEMV_FRAG_X16_AHEAD
+#define TETRA_GEMV_FRAG_X16_AHEAD 1
+#endif
+#if TETRA_GEMV_FRAG_X16_AHEAD != 1 && !(TETRA_GEMV_FRAG_X16 == 1 && TETRA_GEMV_FRAG_X16_AHEAD == 2)
+#error "TETRA_GEMV_FRAG_X16_AHEAD: 1, or 2 with TETRA_GEMV_FRAG_X16=1"
+#endif
 #ifndef TETRA_GEMV_LONG_SPLIT_SEGS
 #define TETRA_GEMV_LONG_SPLIT_SEGS 10
 #endif
@@ -491,6 +500,17 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
         if (!on) return;
         xr[h][r] = __ldg((const uint4 *)(xnext + x16_off + (h ? x8 : 0) + 64 * r));
     };
+#if TETRA_GEMV_FRAG_X16_AHEAD == 2
+    /* one token tile, two segments ahead: xq[r] holds round r of the segment after the one in
+     * xr[0][r]; moved into xr after the transpose, then reloaded (rows past M: both stay 0) */
+    uint4 xq[4];
+#pragma unroll
+    for (int r = 0; r < 4; r++) xq[r] = make_uint4(0u, 0u, 0u, 0u);
+    auto load_x16q = [&](int r, bool on) {
+        if (!on) return;
+        xq[r] = __ldg((const uint4 *)(xnext + 256 + x16_off + 64 * r));
+    };
+#endif
     auto x16_transpose = [&](int h, int r) {
         const uint4 v = xr[h][r]; /* V[t][0..3] */
         /* xor 2: keep columns 2 tb1, 2 tb1 + 1, send the other two */
@@ -521,6 +541,12 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
             for (int h = 0; h < NT; h++)
 #pragma unroll
                 for (int r = 0; r < 4; r++) load_x16(h, r, xon[h] && seg_begin < seg_end);
+#if TETRA_GEMV_FRAG_X16_AHEAD == 2
+            if constexpr (!TWO) {
+#pragma unroll
+                for (int r = 0; r < 4; r++) load_x16q(r, xon[0] && seg_begin + 1 < seg_end);
+            }
+#endif
         } else
 #endif
         {
@@ -563,10 +589,20 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
                         /* round 2 kt + s / 2: steps 4 kt + s, + 1 of this segment from the
                          * chunks loaded one segment ago; then the next segment's chunks */
                         if ((s & 1) == 0) {
+#if TETRA_GEMV_FRAG_X16_AHEAD == 2
+                            if constexpr (!TWO) {
+                                const int r = 2 * kt + (s >> 1);
+                                x16_transpose(0, r);
+                                xr[0][r] = xq[r];
+                                load_x16q(r, seg + 2 < seg_end && xon[0]);
+                            } else
+#endif
+                            {
 #pragma unroll
-                            for (int h = 0; h < NT; h++) {
-                                x16_transpose(h, 2 * kt + (s >> 1));
-                                load_x16(h, 2 * kt + (s >> 1), more && xon[h]);
+                                for (int h = 0; h < NT; h++) {
+                                    x16_transpose(h, 2 * kt + (s >> 1));
+                                    load_x16(h, 2 * kt + (s >> 1), more && xon[h]);
+                                }
                             }
                         }
                     }
