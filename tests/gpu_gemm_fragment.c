@@ -19,6 +19,10 @@
  *    right (v7 or the reference kernel); FP16 a: the pinned GEMV refuses naming b's layout.
  *    Its bits differ from the standard GEMV's (another k-to-mma-step assignment): no bit
  *    comparison with it.
+ *    3b. (build switch TETRA_GEMV_FRAG_X16) its two X loaders, 4-byte and 16-byte loads, give
+ *    the same bits at M = 1 / 2 / 8 / 9 / 12 / 16, N not a multiple of 128 (one process: the
+ *    threshold pinned through tetra_gemv_frag_x16_pin; ctest gpu_gemm_fragment_x16 also runs
+ *    every case above through the 16-byte loader, and AUTO's GEMV up to M = 16 on sm_90).
  * 4. Refusals naming b: the wgmma / mma.sync / skinny paths, the GEMV with FP16 a.
  * 5. The BT-256 kernels reading the layout (tile_m 256, AUTO, batch_invariant): bt256_case.
  * Outputs poisoned (0xFF) before every run, guard bytes checked, every run repeated bit for
@@ -515,6 +519,60 @@ static void bt256_case(tetra_context *ctx, const fcase *c, uint64_t seed) {
     free(wv);
 }
 
+/* src/cuda/gemv.cu, not public: pin the fragment GEMV's X16 threshold (returns 0 where the
+ * build lacks TETRA_GEMV_FRAG_X16) */
+int tetra_gemv_frag_x16_pin(int min_m);
+
+/* 3b: the fragment GEMV's two X loaders (TETRA_GEMV_FRAG_X16: 4-byte loads, or 16-byte loads
+ * redistributed in the quad) give the same bits: pinned GEMV (the split rule, 1 and 3
+ * splits), the threshold pinned to 99 (old loader) and 1 (new loader) in turn. */
+static void x16_case(tetra_context *ctx, int64_t M, int64_t N, int64_t K, int64_t L, tetra_dtype dd, int nan_scale,
+                     uint64_t seed) {
+    static const int pins[3] = {0, 1, 3};
+    tetra_rng r = {seed};
+    weights w;
+    acts a;
+    const size_t bytes = (size_t)(M * N * L) * tu_dtype_size(dd);
+    void *o_old = tu_xmalloc(bytes), *o_new = tu_xmalloc(bytes), *again = tu_xmalloc(bytes);
+    int same = 1;
+    if (!tetra_gemv_frag_x16_pin(-1)) {
+        printf("  x16 M=%lld: built without TETRA_GEMV_FRAG_X16, skipped\n", (long long)M);
+        free(o_old);
+        free(o_new);
+        free(again);
+        return;
+    }
+    make_weights(&w, &r, N, K, L, nan_scale);
+    make_acts(&a, &r, TETRA_DTYPE_BF16, M, K, L);
+    for (int i = 0; i < 3; i++) {
+        tetra_gemm_options o = tetra_gemm_options_default();
+        tetra_status st;
+        o.path = TETRA_PATH_GEMV;
+        o.splits = pins[i];
+        if (pins[i] > 1 && pins[i] > K / 128 / 2) continue;
+        tetra_gemv_frag_x16_pin(99);
+        st = run(ctx, &a, &w.frag_m, dd, M, N, L, &o, o_old);
+        CHECK_MSG(st == TETRA_OK, "GEMV (4-byte X) splits %d: %s", pins[i], tetra_last_error());
+        tetra_gemv_frag_x16_pin(1);
+        st = run(ctx, &a, &w.frag_m, dd, M, N, L, &o, o_new);
+        CHECK_MSG(st == TETRA_OK, "GEMV (16-byte X) splits %d: %s", pins[i], tetra_last_error());
+        CHECK(run(ctx, &a, &w.frag_m, dd, M, N, L, &o, again) == TETRA_OK);
+        CHECK_MSG(memcmp(o_new, again, bytes) == 0, "16-byte X: repeat differs (splits %d)", pins[i]);
+        if (memcmp(o_old, o_new, bytes)) same = 0;
+        CHECK_MSG(memcmp(o_old, o_new, bytes) == 0,
+                  "M=%lld N=%lld K=%lld L=%lld splits %d: 16-byte X loads differ from 4-byte loads", (long long)M,
+                  (long long)N, (long long)K, (long long)L, pins[i]);
+    }
+    tetra_gemv_frag_x16_pin(-1);
+    printf("  x16 M=%lld N=%lld K=%lld L=%lld d=%s nan %d: 16-byte X %s 4-byte X bits\n", (long long)M, (long long)N,
+           (long long)K, (long long)L, tu_dtype_name(dd), nan_scale, same ? "==" : "!=");
+    free_weights(&w);
+    free_acts(&a);
+    free(o_old);
+    free(o_new);
+    free(again);
+}
+
 /* 4: what refuses such weights, with a message naming b */
 static void refusals(tetra_context *ctx) {
     tetra_rng r = {7};
@@ -583,6 +641,13 @@ int main(void) {
         for (size_t i = 0; i < sizeof big / sizeof big[0]; i++)
             if (!tu_quick() || big[i].m < 1000) bt256_case(ctx, &big[i], 200 + i);
     }
+    /* the two X loaders: M, N (not multiples of 128), K, L, d, NaN scale row */
+    x16_case(ctx, 1, 200, 1024, 1, TETRA_DTYPE_FP32, 0, 41);
+    x16_case(ctx, 2, 200, 2048, 1, TETRA_DTYPE_FP32, 0, 42);
+    x16_case(ctx, 8, 520, 1024, 2, TETRA_DTYPE_BF16, 1, 43);
+    x16_case(ctx, 9, 392, 768, 1, TETRA_DTYPE_FP32, 0, 44);
+    x16_case(ctx, 12, 1000, 2048, 1, TETRA_DTYPE_FP16, 1, 45);
+    x16_case(ctx, 16, 520, 2048, 2, TETRA_DTYPE_FP32, 0, 46);
     refusals(ctx);
     tetra_context_destroy(ctx);
     return tu_finish(NAME);

@@ -208,7 +208,10 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
      * against v7 on the same weights 1.489 / 1.125 / 0.775x the speed at M = 1 / 8 / 16
      * (4096x14336); above 8 rows its second token tile doubles the 16 narrow X loads per
      * segment. Batch-invariant products skip the GEMV (its use depends on M): the wgmma-T GEMM
-     * at 256 tokens per CTA without split-K (choose_config_t), else the reference kernel. */
+     * at 256 tokens per CTA without split-K (choose_config_t), else the reference kernel.
+     * The sm_90 bound is tetra_gemv_frag_max_m_sm90(): 8, or TETRA_GEMV_FRAG_MAX_M in a
+     * TETRA_GEMV_FRAG_X16 build (the 16-byte X loads; notes: fragment-layout.md, "X as
+     * 16-byte loads"). */
     if (b->scale_layout == TETRA_SCALE_FRAGMENT_128X64) {
         if (o.path != TETRA_PATH_AUTO && o.path != TETRA_PATH_WGMMA_T && o.path != TETRA_PATH_GEMV &&
             o.path != TETRA_PATH_REFERENCE)
@@ -226,8 +229,8 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
         if (o.path == TETRA_PATH_WGMMA_T) return launch_wgmma_t(&p);
         /* the GEMV where it can take the problem (checked here as far as known, so that a
          * W4A4 problem it would refuse is not staged twice); it refuses the rest */
-        if (!p.batch_invariant && p.m <= (ctx->sm_major == 9 ? 8 : 16) && p.k % 128 == 0 &&
-            a->dtype != TETRA_DTYPE_FP16 && tetra_gemv_frag_auto()) {
+        if (!p.batch_invariant && p.m <= (ctx->sm_major == 9 ? tetra_gemv_frag_max_m_sm90() : 16) &&
+            p.k % 128 == 0 && a->dtype != TETRA_DTYPE_FP16 && tetra_gemv_frag_auto()) {
             st = launch_gemv(&p);
             if (st != TETRA_ERR_UNSUPPORTED) return st;
             tetra_clear_error();

@@ -90,6 +90,32 @@
 #ifndef TETRA_GEMV_FRAG
 #define TETRA_GEMV_FRAG 1
 #endif
+/* The fragment GEMV's X loads (gemv_frag_main; notes: fragment-layout.md, "X as 16-byte
+ * loads"): 0 (default) = session 17's 16 four-byte loads per token tile and segment; 1 builds
+ * a second K loop that reads X as 4 sixteen-byte loads and redistributes the words in the
+ * quad (4 SHFL a load); 2 the same loop with 8 eight-byte loads (1 SHFL a load; an A/B
+ * variant). The new loop is taken per call where M >= TETRA_GEMV_FRAG_X16_MIN_M (environment,
+ * read once; else the build's TETRA_GEMV_FRAG_X16_MIN_M, default 2), and AUTO takes the
+ * fragment GEMV up to TETRA_GEMV_FRAG_MAX_M rows on sm_90 (environment; default 8 = the
+ * switch-0 rule). Same words into the same mma in the same order: same bits. CMake:
+ * TETRA_GEMV_FRAG_X16, TETRA_GEMV_FRAG_X16_MIN_M. */
+#ifndef TETRA_GEMV_FRAG_X16
+#define TETRA_GEMV_FRAG_X16 0
+#endif
+/* the X16 threshold where the environment sets none (CMake: TETRA_GEMV_FRAG_X16_MIN_M; 99 builds
+ * a control whose X16 loop never runs, for a one-process A/B through tetra bench --lib-b) */
+#ifndef TETRA_GEMV_FRAG_X16_MIN_M
+#define TETRA_GEMV_FRAG_X16_MIN_M 2
+#endif
+/* With TETRA_GEMV_FRAG_X16=1: how many segments ahead the one-token-tile X16 loop (M <= 8)
+ * loads X: 1 (default) or 2 (16 more registers; run 89 saw the M = 8 loop wait for X words
+ * loaded one segment ahead). The two-tile loop stays at 1. CMake: TETRA_GEMV_FRAG_X16_AHEAD. */
+#ifndef TETRA_GEMV_FRAG_X16_AHEAD
+#define TETRA_GEMV_FRAG_X16_AHEAD 1
+#endif
+#if TETRA_GEMV_FRAG_X16_AHEAD != 1 && !(TETRA_GEMV_FRAG_X16 == 1 && TETRA_GEMV_FRAG_X16_AHEAD == 2)
+#error "TETRA_GEMV_FRAG_X16_AHEAD: 1, or 2 with TETRA_GEMV_FRAG_X16=1"
+#endif
 #ifndef TETRA_GEMV_LONG_SPLIT_SEGS
 #define TETRA_GEMV_LONG_SPLIT_SEGS 10
 #endif
@@ -112,7 +138,10 @@ enum {
     /* independent mma accumulator chains per tile (1: one chain of 8 per segment; 2: two of
      * 4, summed after the K loop); an experiment switch, notes: session 4 */
     GEMV_ACC_SETS = TETRA_GEMV_ACC_SETS,
-    GEMV_FRAG_BLOCK = 4096   /* bytes of one TETRA_SCALE_FRAGMENT_128X64 block (128 rows x 64 K) */
+    GEMV_FRAG_BLOCK = 4096,  /* bytes of one TETRA_SCALE_FRAGMENT_128X64 block (128 rows x 64 K) */
+    /* TETRA_GEMV_FRAG_X16: the smallest M whose fragment GEMV reads X as 16-byte words by
+     * default (2: at M = 1 only one quad loads, the 4-byte loads are already cheap) */
+    GEMV_FRAG_X16_MIN_M = TETRA_GEMV_FRAG_X16_MIN_M
 };
 
 /* Which activation operand: decides the tensor-core type (bf16 for BF16 X, f16 else). */
@@ -145,6 +174,9 @@ struct gemv_params {
     int64_t n, k, nkb;
     int nseg;        /* segments of K: K / 128 (standard W), ceil(K / 128) (interleaved W) */
     int x_full_segs; /* K / 128: segments whose X words all lie below K */
+#if TETRA_GEMV_FRAG_X16
+    int x16;         /* gemv_nvfp4_mma_frag: 1 reads X as 16-byte words (gemv_frag_main) */
+#endif
 };
 
 /* ---------------------------------------------------------------- epilogue */
@@ -416,13 +448,113 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
         xf[h][s][1] = __ldg((const unsigned int *)(src + 16));
     };
 
-    auto k_loop = [&](auto two_const) {
+#if TETRA_GEMV_FRAG_X16
+    /* X16 (p.x16): the quad of token g reads the segment's 256 bytes of its row as 16 chunks
+     * of 16 bytes, chunk q = words 4q .. 4q + 3, word 4q + i being lane t = i's (step q / 2,
+     * pair q % 2). Round r = 0..3: lane t loads chunk 4r + t into xr[h][r] (one segment
+     * ahead, like xf above); the quad then holds the 4x4 word matrix V[t][i] and lane t needs
+     * column t (chunks 4r .. 4r + 3 in order = xf[h][2r][0..1], xf[h][2r + 1][0..1]).
+     * x16_transpose: two butterfly stages (xor 2, then xor 1), each lane sending 2 words a
+     * stage, picked with selects on t's bits so that the shuffled registers are the same by
+     * name in every lane: 4 SHFL + 12 selects a round. Rows past M never load: their xr stay
+     * zero and, shuffled only inside the quad (same g), give zero operands. Every lane of
+     * the warp takes part in the shuffles (the K loop is warp-uniform). */
+    const bool tb0 = (t & 1) != 0;
+#if TETRA_GEMV_FRAG_X16 == 2
+    /* Variant 2 (an A/B point, not the brief's 16-byte words): round r as two 8-byte loads a
+     * lane, e = 0, 1: chunk 4r + 2e + tb0, words 2 tb1, 2 tb1 + 1 (the quad: 32 contiguous
+     * bytes an instruction); one word of each pair is the lane's own, the other its xor-1
+     * partner's: 2 SHFL + 6 selects a round. */
+    uint2 xr[2][4][2];
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) xr[h][r][0] = xr[h][r][1] = make_uint2(0u, 0u);
+    const int x16_off = 12 * (t & 1); /* xnext holds 4t: the lane's pair is at 16 tb0 + 8 tb1 */
+    /* loaded or zero (not "keep the old value": that made ptxas copy every pair before
+     * hoisting the next segment's loads, +31 moves a segment) */
+    auto load_x16 = [&](int h, int r, bool on) {
+        const uint8_t *src = xnext + x16_off + (h ? x8 : 0) + 64 * r;
+        xr[h][r][0] = on ? __ldg((const uint2 *)src) : make_uint2(0u, 0u);
+        xr[h][r][1] = on ? __ldg((const uint2 *)(src + 32)) : make_uint2(0u, 0u);
+    };
+    auto x16_transpose = [&](int h, int r) {
+        const uint2 v0 = xr[h][r][0], v1 = xr[h][r][1]; /* chunks 4r + tb0, 4r + 2 + tb0 */
+        const uint32_t s0 = tb0 ? v0.x : v0.y, s1 = tb0 ? v1.x : v1.y; /* the partner's words */
+        const uint32_t q0 = __shfl_xor_sync(0xFFFFFFFFu, s0, 1), q1 = __shfl_xor_sync(0xFFFFFFFFu, s1, 1);
+        /* q0: chunk 4r + 1 - tb0, q1: chunk 4r + 3 - tb0 (word t) */
+        xf[h][2 * r][0] = tb0 ? q0 : v0.x;
+        xf[h][2 * r][1] = tb0 ? v0.y : q0;
+        xf[h][2 * r + 1][0] = tb0 ? q1 : v1.x;
+        xf[h][2 * r + 1][1] = tb0 ? v1.y : q1;
+    };
+#else
+    const bool tb1 = (t & 2) != 0;
+    uint4 xr[2][4];
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) xr[h][r] = make_uint4(0u, 0u, 0u, 0u);
+    const int x16_off = 12 * t; /* xnext holds 4t: lane t's chunk is at 16t */
+    auto load_x16 = [&](int h, int r, bool on) {
+        if (!on) return;
+        xr[h][r] = __ldg((const uint4 *)(xnext + x16_off + (h ? x8 : 0) + 64 * r));
+    };
+#if TETRA_GEMV_FRAG_X16_AHEAD == 2
+    /* one token tile, two segments ahead: xq[r] holds round r of the segment after the one in
+     * xr[0][r]; moved into xr after the transpose, then reloaded (rows past M: both stay 0) */
+    uint4 xq[4];
+#pragma unroll
+    for (int r = 0; r < 4; r++) xq[r] = make_uint4(0u, 0u, 0u, 0u);
+    auto load_x16q = [&](int r, bool on) {
+        if (!on) return;
+        xq[r] = __ldg((const uint4 *)(xnext + 256 + x16_off + 64 * r));
+    };
+#endif
+    auto x16_transpose = [&](int h, int r) {
+        const uint4 v = xr[h][r]; /* V[t][0..3] */
+        /* xor 2: keep columns 2 tb1, 2 tb1 + 1, send the other two */
+        const uint32_t s0 = tb1 ? v.x : v.z, s1 = tb1 ? v.y : v.w;
+        const uint32_t r0 = __shfl_xor_sync(0xFFFFFFFFu, s0, 2), r1 = __shfl_xor_sync(0xFFFFFFFFu, s1, 2);
+        /* rows tb0 (lo) and 2 + tb0 (hi), columns 2 tb1 + e */
+        const uint32_t lo0 = tb1 ? r0 : v.x, lo1 = tb1 ? r1 : v.y;
+        const uint32_t hi0 = tb1 ? v.z : r0, hi1 = tb1 ? v.w : r1;
+        /* xor 1: keep column 2 tb1 + tb0 = t, send column 2 tb1 + 1 - tb0 of both rows */
+        const uint32_t slo = tb0 ? lo0 : lo1, shi = tb0 ? hi0 : hi1;
+        const uint32_t qlo = __shfl_xor_sync(0xFFFFFFFFu, slo, 1), qhi = __shfl_xor_sync(0xFFFFFFFFu, shi, 1);
+        /* qlo: row 1 - tb0, qhi: row 3 - tb0 (column t) */
+        xf[h][2 * r][0] = tb0 ? qlo : lo0;
+        xf[h][2 * r][1] = tb0 ? lo1 : qlo;
+        xf[h][2 * r + 1][0] = tb0 ? qhi : hi0;
+        xf[h][2 * r + 1][1] = tb0 ? hi1 : qhi;
+    };
+#endif
+#endif
+
+    auto k_loop = [&](auto two_const, auto x16_const) {
         constexpr bool TWO = decltype(two_const)::value;
+        constexpr bool X16 = decltype(x16_const)::value;
         constexpr int NT = TWO ? 2 : 1;
+#if TETRA_GEMV_FRAG_X16
+        if constexpr (X16) {
 #pragma unroll
-        for (int h = 0; h < NT; h++)
+            for (int h = 0; h < NT; h++)
 #pragma unroll
-            for (int s = 0; s < 8; s++) load_x(h, s, xon[h] && seg_begin < seg_end);
+                for (int r = 0; r < 4; r++) load_x16(h, r, xon[h] && seg_begin < seg_end);
+#if TETRA_GEMV_FRAG_X16_AHEAD == 2
+            if constexpr (!TWO) {
+#pragma unroll
+                for (int r = 0; r < 4; r++) load_x16q(r, xon[0] && seg_begin + 1 < seg_end);
+            }
+#endif
+        } else
+#endif
+        {
+#pragma unroll
+            for (int h = 0; h < NT; h++)
+#pragma unroll
+                for (int s = 0; s < 8; s++) load_x(h, s, xon[h] && seg_begin < seg_end);
+        }
         xnext += 256;
         int slot = 0;
         for (int seg = seg_begin; seg < seg_end; seg++) {
@@ -452,6 +584,29 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
                 const uint4 sp[2] = {*(const uint4 *)&st.s[2 * kt][4 * g], *(const uint4 *)&st.s[2 * kt + 1][4 * g]};
 #pragma unroll
                 for (int s = 0; s < 4; s++) {
+#if TETRA_GEMV_FRAG_X16
+                    if constexpr (X16) {
+                        /* round 2 kt + s / 2: steps 4 kt + s, + 1 of this segment from the
+                         * chunks loaded one segment ago; then the next segment's chunks */
+                        if ((s & 1) == 0) {
+#if TETRA_GEMV_FRAG_X16_AHEAD == 2
+                            if constexpr (!TWO) {
+                                const int r = 2 * kt + (s >> 1);
+                                x16_transpose(0, r);
+                                xr[0][r] = xq[r];
+                                load_x16q(r, seg + 2 < seg_end && xon[0]);
+                            } else
+#endif
+                            {
+#pragma unroll
+                                for (int h = 0; h < NT; h++) {
+                                    x16_transpose(h, 2 * kt + (s >> 1));
+                                    load_x16(h, 2 * kt + (s >> 1), more && xon[h]);
+                                }
+                            }
+                        }
+                    }
+#endif
                     const uint32_t M = 0x81C081C0u;
 #pragma unroll
                     for (int at = 0; at < 2; at++) {
@@ -469,16 +624,24 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
                             mma_16816<true>(acc[at][1][set], a0, a1, a2, a3, xf[1][4 * kt + s][0],
                                             xf[1][4 * kt + s][1]);
                     }
+                    if constexpr (!X16) {
 #pragma unroll
-                    for (int h = 0; h < NT; h++) load_x(h, 4 * kt + s, more && xon[h]);
+                        for (int h = 0; h < NT; h++) load_x(h, 4 * kt + s, more && xon[h]);
+                    }
                 }
             }
             xnext += 256;
             slot = slot == GEMV_STAGES - 1 ? 0 : slot + 1;
         }
     };
-    if (two_tiles) k_loop(std::true_type{});
-    else k_loop(std::false_type{});
+#if TETRA_GEMV_FRAG_X16
+    if (p.x16) {
+        if (two_tiles) k_loop(std::true_type{}, std::true_type{});
+        else k_loop(std::false_type{}, std::true_type{});
+    } else
+#endif
+    if (two_tiles) k_loop(std::true_type{}, std::false_type{});
+    else k_loop(std::false_type{}, std::false_type{});
     /* row g + 8t's flags to its bit (7 - t of each byte); the epilogue ORs the quad */
     bad = (fl & 0x80808080u) >> t;
 }
@@ -1503,6 +1666,9 @@ extern "C" tetra_status tetra_launch_gemv(const tetra_gemm_problem *p) {
     const int64_t kseg = p->k <= ((int64_t)1 << 30) ? p->k : 0;
     prm.x_full_segs = (int)(kseg / GEMV_SEG_K);
     prm.nseg = prm.w_il ? (int)tetra_il_segments(kseg) : prm.x_full_segs;
+#if TETRA_GEMV_FRAG_X16
+    prm.x16 = 0;
+#endif
 
     /* fragment-ordered W (TETRA_SCALE_FRAGMENT_128X64): the FR mma kernel or nothing (the
      * scalar kernel does not read the layout); AUTO then runs the wgmma-T GEMM (gemm_api.c) */
@@ -1521,6 +1687,9 @@ extern "C" tetra_status tetra_launch_gemv(const tetra_gemm_problem *p) {
                               "tetra_launch_gemv: b in TETRA_SCALE_FRAGMENT_128X64 needs a.data 16-byte aligned and "
                               "a.ld, a.batch_stride multiples of 8 (ld %lld, batch_stride %lld)",
                               (long long)a.ld, (long long)a.batch_stride);
+#if TETRA_GEMV_FRAG_X16
+        prm.x16 = prm.m >= tetra_gemv_frag_x16_min_m();
+#endif
         return launch_mma<X_BF16, false, true>(prm, p);
     }
 
@@ -1565,6 +1734,68 @@ extern "C" int tetra_gemv_frag_auto(void) {
         return TETRA_GEMV_FRAG ? 1 : 0;
     }();
     return on;
+}
+
+#if TETRA_GEMV_FRAG_X16
+/* a test's pin of the X16 threshold (-1: none) */
+static std::atomic<int> g_x16_pin{-1};
+/* a non-negative decimal environment value (at most 4 digits), else -1 */
+static int env_count(const char *name) {
+    const char *e = getenv(name);
+    if (!e || !e[0]) return -1;
+    int v = 0;
+    for (int i = 0; e[i]; i++) {
+        if (i >= 4 || e[i] < '0' || e[i] > '9') return -1;
+        v = 10 * v + (e[i] - '0');
+    }
+    return v;
+}
+#endif
+
+/* The smallest M at which the fragment GEMV reads X as 16-byte words (TETRA_GEMV_FRAG_X16):
+ * a test's pin (tetra_gemv_frag_x16_pin), else the environment's TETRA_GEMV_FRAG_X16_MIN_M
+ * (read once; 0 or 1: every M, above 16: never), else GEMV_FRAG_X16_MIN_M. Built without the
+ * switch: 17 (never). Not a public entry point. */
+extern "C" int tetra_gemv_frag_x16_min_m(void) {
+#if TETRA_GEMV_FRAG_X16
+    const int pin = g_x16_pin.load(std::memory_order_relaxed);
+    if (pin >= 0) return pin;
+    static const int env = [] {
+        const int v = env_count("TETRA_GEMV_FRAG_X16_MIN_M");
+        return v >= 0 ? v : (int)GEMV_FRAG_X16_MIN_M;
+    }();
+    return env;
+#else
+    return GEMV_MAX_M + 1;
+#endif
+}
+
+/* Tests: pins the X16 threshold for this process (min_m >= 0), or drops the pin (min_m < 0).
+ * Returns 1 where the build has the X16 loop (TETRA_GEMV_FRAG_X16=1), else 0 (nothing
+ * pinned). Not a public entry point. */
+extern "C" int tetra_gemv_frag_x16_pin(int min_m) {
+#if TETRA_GEMV_FRAG_X16
+    g_x16_pin.store(min_m < 0 ? -1 : min_m, std::memory_order_relaxed);
+    return 1;
+#else
+    (void)min_m;
+    return 0;
+#endif
+}
+
+/* The largest M at which AUTO tries the fragment GEMV on an sm_90 device (gemm_api.c): 8
+ * (run 87); with TETRA_GEMV_FRAG_X16 the environment's TETRA_GEMV_FRAG_MAX_M=1..16 (read
+ * once) replaces it, for the routing A/B in one binary. */
+extern "C" int tetra_gemv_frag_max_m_sm90(void) {
+#if TETRA_GEMV_FRAG_X16
+    static const int v = [] {
+        const int e = env_count("TETRA_GEMV_FRAG_MAX_M");
+        return e >= 1 && e <= GEMV_MAX_M ? e : 8;
+    }();
+    return v;
+#else
+    return 8;
+#endif
 }
 
 /* Cluster-K's piece count P = 4S for a GEMV of an N x K weight (`w_interleaved`: the

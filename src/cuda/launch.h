@@ -31,6 +31,14 @@ tetra_status tetra_launch_gemv(const tetra_gemm_problem *p);
 /* src/cuda/gemv.cu: 1 when AUTO tries the GEMV for TETRA_SCALE_FRAGMENT_128X64 weights at
  * M <= 16 (build switch TETRA_GEMV_FRAG, environment TETRA_GEMV_FRAG=0 / 1) */
 int tetra_gemv_frag_auto(void);
+/* src/cuda/gemv.cu: the largest M at which AUTO tries that GEMV on sm_90 (8; with the build
+ * switch TETRA_GEMV_FRAG_X16 the environment's TETRA_GEMV_FRAG_MAX_M=1..16) */
+int tetra_gemv_frag_max_m_sm90(void);
+/* src/cuda/gemv.cu: the smallest M at which that GEMV reads X as 16-byte words (17: never;
+ * TETRA_GEMV_FRAG_X16, environment TETRA_GEMV_FRAG_X16_MIN_M), and the tests' pin of it
+ * (min_m < 0: unpinned; returns 0 where the build lacks the switch) */
+int tetra_gemv_frag_x16_min_m(void);
+int tetra_gemv_frag_x16_pin(int min_m);
 
 /* src/cuda/gemm_mma.cu: portable mma.sync GEMM (sm_80+) */
 tetra_status tetra_launch_gemm_mma(const tetra_gemm_problem *p);
