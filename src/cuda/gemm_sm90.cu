@@ -777,65 +777,6 @@ __device__ __forceinline__ void dequant_frag_words(uint32_t (&f)[16], const uint
     dequant_frag_codes<IS_BF16>(f, c0, c1, sel, [&] { return v; });
 }
 
-#ifndef TETRA_GEMM_V7_EARLY
-#define TETRA_GEMM_V7_EARLY 0 /* v7.6 (see frag_stage_load; 2: also the A-stage wait); CMake sets it */
-#endif
-/* v7.6 (TETRA_GEMM_V7_EARLY, session 18): the two halves of dequant_frag /
- * dequant_frag_prepared, so that the consumer can run the first while K-tile i - 1's wgmma
- * group still reads the registers the second writes. frag_stage_load: the raw stage's LDS,
- * the scale pairs (4 SHFLs) and, on standard weights, the byte gather; what it leaves is 4
- * words and 8 scale pairs in fresh registers. frag_stage_convert: the per-pair patterns and
- * the HMUL2s into f. Same operations on the same values as the one-piece functions: same
- * bits. run 89: the one-piece order puts the LDS latencies, the scale chain and the SHFLs
- * between wgmma_wait<1> and the next group's issue (~2x the tensor time per K-tile). */
-template <bool IS_BF16, bool FRAG>
-__device__ __forceinline__ void frag_stage_load(uint32_t (&w)[4], uint32_t (&spq)[2][4], uint32_t raw, uint32_t sc0,
-                                                uint32_t sc1, uint32_t sel) {
-    scale_pairs_quad<IS_BF16>(lds32(sc0), lds32(sc1), sel & 3u, spq[0], spq[1]);
-    if (FRAG) {
-        const uint4 v = lds128(raw);
-        w[0] = v.x;
-        w[1] = v.y;
-        w[2] = v.z;
-        w[3] = v.w;
-    } else {
-#pragma unroll
-        for (int h = 0; h < 2; h++) { /* w[2h + q]: row g + 8h, k16 steps 2q, 2q + 1 (dequant_frag's gw) */
-            const uint4 lo = lds128(raw + 256 * h), hi = lds128(raw + 256 * h + 16);
-            w[2 * h] = prmt(prmt(lo.x, lo.y, sel), prmt(lo.z, lo.w, sel), 0x5410u);
-            w[2 * h + 1] = prmt(prmt(hi.x, hi.y, sel), prmt(hi.z, hi.w, sel), 0x5410u);
-        }
-    }
-}
-template <bool IS_BF16, bool FRAG>
-__device__ __forceinline__ void frag_stage_convert(uint32_t (&f)[16], const uint32_t (&w)[4],
-                                                   const uint32_t (&spq)[2][4]) {
-    if (FRAG) {
-        const uint32_t M = 0x81C081C0u;
-#pragma unroll
-        for (int s = 0; s < 4; s++) {
-            const uint32_t x = w[s];
-            f[4 * s + 0] = mul2<IS_BF16>(frag_half2<IS_BF16>(x & M), spq[0][s]);
-            f[4 * s + 1] = mul2<IS_BF16>(frag_half2<IS_BF16>((x << 3) & M), spq[1][s]);
-            f[4 * s + 2] = mul2<IS_BF16>(frag_half2<IS_BF16>((x << 6) & M), spq[0][s]);
-            f[4 * s + 3] = mul2<IS_BF16>(frag_half2<IS_BF16>(((x >> 7) & 0x00D800D8u) * 0x821u & M), spq[1][s]);
-        }
-    } else {
-#pragma unroll
-        for (int h = 0; h < 2; h++)
-#pragma unroll
-            for (int q = 0; q < 2; q++) {
-                const uint32_t ev = w[2 * h + q] & 0x0F0F0F0Fu, od = (w[2 * h + q] >> 4) & 0x0F0F0F0Fu;
-#pragma unroll
-                for (int b = 0; b < 4; b++) {
-                    const int st = 2 * q + b / 2, half = b % 2;
-                    const uint32_t x = prmt(ev, od, 0x8080u | (uint32_t)b | ((uint32_t)(4 + b) << 8));
-                    f[4 * st + 2 * half + h] = mul2<IS_BF16>(e2m1x2_bits<IS_BF16>(x), spq[h][st]);
-                }
-            }
-    }
-}
-
 /* ---- the v7 epilogue (docs/notes/gemm-sm90.md, "v7 epilogue"): D^T's accumulators are
  * scaled, biased and rounded in registers, staged in the idle A ring as D's rows
  * ([token][n]: row m = token m0 + m, this CTA's 128 n), then copied out as 16-byte
@@ -1452,7 +1393,6 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
 #pragma unroll
         for (int j = 0; j < 16; j++) f0[j] = f1[j] = 0;
 
-#if !TETRA_GEMM_V7_EARLY
     auto load_frag = [&](uint32_t (&f)[16]) {
         mbar_wait(rfull + 8 * rr.slot, rr.phase);
         const uint32_t sc = sb + C::OFF_BSC + rr.slot * C::BSC_BYTES;
@@ -1465,49 +1405,15 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
         mbar_arrive(rempty + 8 * rr.slot); /* release: ordered after this thread's reads */
         rr.next();
     };
-#endif
-#if TETRA_GEMM_V7_EARLY
-    /* v7.6: the next K-tile's raw words and scale pairs, loaded before wgmma_wait<1> */
-    uint32_t pw[4], pspq[2][4];
-    auto stage_load = [&]() {
-        mbar_wait(rfull + 8 * rr.slot, rr.phase);
-        const uint32_t sc = sb + C::OFF_BSC + rr.slot * C::BSC_BYTES;
-        frag_stage_load<IS_BF16, FRAG>(pw, pspq, sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off, sc + sc_off0,
-                                       sc + sc_off1, sel);
-        mbar_arrive(rempty + 8 * rr.slot); /* release: ordered after this thread's reads */
-        rr.next();
-    };
-    auto stage_convert = [&](uint32_t (&f)[16]) {
-        if (FRAG || (diag != 1 && diag != 4)) frag_stage_convert<IS_BF16, FRAG>(f, pw, pspq);
-    };
-#endif
-#if TETRA_GEMM_V7_EARLY >= 2
-    /* v7.6b: also K-tile i + 1's A-stage wait before wgmma_wait<1> (its slot was last used by
-     * K-tile i + 1 - SA <= i - 2, released one step earlier, so no wait on our own release) */
-    static_assert(C::SA >= 3, "v7.6b waits for A stage i + 1 before releasing stage i - 1");
-    mbar_wait(afull + 8 * ra.slot, ra.phase);
-#endif
     auto step = [&](int i, const uint32_t (&cur)[16], uint32_t (&nxt)[16]) {
         const uint32_t db = db0 + ra.slot * (C::A_TILE_BYTES / 16);
-#if TETRA_GEMM_V7_EARLY < 2
         mbar_wait(afull + 8 * ra.slot, ra.phase);
-#endif
         wgmma_acc_fence<C::NACC>(acc);
         wgmma_fence();
 #pragma unroll
         for (int s = 0; s < W_BK / 16; s++) wgmma_rs_k16<IS_BF16, BT>(acc, cur + 4 * s, wgmma_desc_of(db + s * 32 / 16));
         wgmma_commit();
         wgmma_acc_fence<C::NACC>(acc);
-#if TETRA_GEMM_V7_EARLY
-        if (i + 1 < nk) stage_load(); /* while the groups of K-tiles i - 1 and i run */
-#endif
-#if TETRA_GEMM_V7_EARLY >= 2
-        if (i + 1 < nk) { /* A stage i + 1 (the slot after ra's) */
-            ring_pos<C::SA> rn = ra;
-            rn.next();
-            mbar_wait(afull + 8 * rn.slot, rn.phase);
-        }
-#endif
         wgmma_wait<1>(); /* K-tile i - 1's group has completed: its A stage and nxt are free */
         wgmma_acc_fence<C::NACC>(acc);
         if (i > 0 && lane == 0) { /* both CTAs' producers write this stage */
@@ -1516,18 +1422,9 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
         }
         a_prev = ra.slot;
         ra.next();
-#if TETRA_GEMM_V7_EARLY
-        if (i + 1 < nk) stage_convert(nxt);
-#else
         if (i + 1 < nk) load_frag(nxt);
-#endif
     };
-#if TETRA_GEMM_V7_EARLY
-    stage_load(); /* nk >= 1: the launcher keeps splits <= K-tiles */
-    stage_convert(f0);
-#else
     load_frag(f0); /* nk >= 1: the launcher keeps splits <= K-tiles */
-#endif
     for (int i = 0; i < nk; i += 2) {
         step(i, f0, f1);
         if (i + 1 < nk) step(i + 1, f1, f0);
