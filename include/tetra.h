@@ -79,9 +79,9 @@ typedef enum tetra_scale_layout {
      * (every 4-bit code scattered over a 32-bit word; rows padded to 128 and K to 64 inside,
      * padding code 0); block scales in `scales`, exactly as TETRA_SCALE_SWIZZLED_128X4.
      * Built only by tetra_convert_weights[_host]; read only as tetra_gemm's b: by the decode
-     * GEMV (M <= 16, BF16 a or W4A4, K % 128 == 0; AUTO takes it at M <= 8 on sm_90, M <= 16
-     * elsewhere), on sm_90a by the wgmma-T GEMM (BF16 / FP16 / NVFP4 a, any M, tile_m 64, 128
-     * or 256, batch-invariant too), and by the reference path. data 16-byte aligned, tetra_nvfp4_fragment_bytes(rows, K) * L bytes
+     * GEMV (M <= 16, BF16 a or W4A4, K % 128 == 0; AUTO takes it there), on sm_90a by the
+     * wgmma-T GEMM (BF16 / FP16 / NVFP4 a, any M, tile_m 64, 128 or 256, batch-invariant too),
+     * and by the reference path. data 16-byte aligned, tetra_nvfp4_fragment_bytes(rows, K) * L bytes
      * (batch l at l times that); scales non-NULL, 16-byte aligned,
      * tetra_nvfp4_scale_bytes(rows, K, TETRA_SCALE_FRAGMENT_128X64) * L bytes (the swizzled
      * size); ld, batch_stride, scale_ld and scale_batch_stride 0 (the layout fixes them). */
@@ -265,8 +265,8 @@ typedef enum tetra_gemm_path {
     /* Hopper GEMM computing D^T with the dequantized weights as wgmma's register operand,
      * sm_90a (tile_m 64, 128 or 256 tokens per CTA, chosen from M by a cost estimate;
      * split-K under one wave of CTAs); with the GEMV (M <= 16) the paths that read
-     * TETRA_SCALE_FRAGMENT_128X64 weights fast (tile_m 64, 128 or 256; AUTO gives them 256
-     * only with the build switch / environment TETRA_GEMM_FRAG_BT256=1, or batch-invariant) */
+     * TETRA_SCALE_FRAGMENT_128X64 weights fast (tile_m 64, 128 or 256, chosen as for
+     * standard weights; batch-invariant products 256) */
     TETRA_PATH_WGMMA_T = 5,
     /* Skinny-M Hopper GEMM, sm_90a (AUTO's choice for prepared weights at 17 <= M <= 64):
      * M <= 64, b prepared weights (TETRA_SCALE_INTERLEAVED_32X128), a BF16/FP16 16-byte
@@ -304,7 +304,7 @@ tetra_gemm_options tetra_gemm_options_default(void);
  * M <= 16 by AUTO, GEMV and REFERENCE, for 17 <= M <= 64 by AUTO and SKINNY (sm_90a,
  * BF16/FP16 A), not batch-invariant; the other paths, M > 64, and what SKINNY refuses at
  * 17 <= M <= 64 return TETRA_ERR_UNSUPPORTED; a fragment-ordered B, TETRA_SCALE_FRAGMENT_128X64,
- * is taken for M <= 16 by GEMV and by AUTO at M <= 8 on sm_90 (M <= 16 elsewhere) (sm_80+;
+ * is taken for M <= 16 by GEMV and AUTO (sm_80+;
  * BF16 A, or NVFP4 A with a host global scale on sm_90+ through the staging pass; K % 128 == 0;
  * AUTO sends what the GEMV refuses to the next path), at every M by AUTO and WGMMA_T on sm_90a
  * (64, 128 or 256 tokens per CTA; batch-invariant: 256, no split-K), by AUTO

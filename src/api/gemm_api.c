@@ -13,10 +13,9 @@
  * the skinny wgmma kernel (TETRA_PATH_SKINNY, also pinnable); anything else with them is
  * refused with a message naming b. Fragment-ordered weights (TETRA_SCALE_FRAGMENT_128X64) go
  * to the GEMV at M <= 16 (BF16 a or W4A4 through the staging pass, K % 128 == 0; build
- * switch / environment TETRA_GEMV_FRAG), else to the transposed wgmma GEMM at every M (64 or
- * 128 tokens per CTA; 256 where standard weights get it with the switch TETRA_GEMM_FRAG_BT256,
- * and for batch-invariant products) and, where it refuses (not sm_90a, K % 32, alignment), to
- * the reference kernel. */
+ * switch / environment TETRA_GEMV_FRAG), else to the transposed wgmma GEMM at every M (64,
+ * 128 or 256 tokens per CTA as for standard weights; switch TETRA_GEMM_FRAG_BT256, default 1)
+ * and, where it refuses (not sm_90a, K % 32, alignment), to the reference kernel. */
 #include <math.h>
 
 #include "../core/internal.h"
@@ -201,17 +200,13 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
                o.batch_invariant || (o.path == TETRA_PATH_AUTO && p.m > 64)))
         return il_refusal(o.path, p.m, o.batch_invariant);
     /* Prepared fragment-ordered weights: the GEMV (BF16 a, or W4A4 through the staging pass;
-     * K % 128 == 0; TETRA_GEMV_FRAG) at M <= 8 on sm_90 (M <= 16 elsewhere), then the wgmma-T
-     * GEMM on sm_90a at any M (v7, BT 64 / 128; BT 256, v10.3 / v10.8, where standard weights
-     * get it with TETRA_GEMM_FRAG_BT256, else only pinned or batch-invariant), else the
-     * reference kernel (docs/notes/fragment-layout.md). The GEMV's bound on sm_90 is run 87's:
-     * against v7 on the same weights 1.489 / 1.125 / 0.775x the speed at M = 1 / 8 / 16
-     * (4096x14336); above 8 rows its second token tile doubles the 16 narrow X loads per
-     * segment. Batch-invariant products skip the GEMV (its use depends on M): the wgmma-T GEMM
-     * at 256 tokens per CTA without split-K (choose_config_t), else the reference kernel.
-     * The sm_90 bound is tetra_gemv_frag_max_m_sm90(): 8, or TETRA_GEMV_FRAG_MAX_M in a
-     * TETRA_GEMV_FRAG_X16 build (the 16-byte X loads; notes: fragment-layout.md, "X as
-     * 16-byte loads"). */
+     * K % 128 == 0; TETRA_GEMV_FRAG) at M <= 16 (on sm_90 tetra_gemv_frag_max_m_sm90(): 16
+     * with the 16-byte X loads, TETRA_GEMV_FRAG_X16, run 90; 8 without, run 87), then the
+     * wgmma-T GEMM on sm_90a at any M (v7, BT 64 / 128; BT 256, v10.3 / v10.8, where standard
+     * weights get it, TETRA_GEMM_FRAG_BT256, run 90), else the reference kernel
+     * (docs/notes/fragment-layout.md). Batch-invariant products skip the GEMV (its use depends
+     * on M): the wgmma-T GEMM at 256 tokens per CTA without split-K (choose_config_t), else
+     * the reference kernel. */
     if (b->scale_layout == TETRA_SCALE_FRAGMENT_128X64) {
         if (o.path != TETRA_PATH_AUTO && o.path != TETRA_PATH_WGMMA_T && o.path != TETRA_PATH_GEMV &&
             o.path != TETRA_PATH_REFERENCE)

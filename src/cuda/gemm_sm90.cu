@@ -2593,11 +2593,12 @@ static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
 
 /* Whether AUTO gives FRAGMENT weights the BT-256 tile as it gives standard weights (the FRAG
  * instances of v10.3 / v10.8; docs/notes/fragment-layout.md, "BT 256 reader"): build switch
- * TETRA_GEMM_FRAG_BT256 (default 0), the environment's TETRA_GEMM_FRAG_BT256=0 / 1 overrides it
- * (read once). 0: AUTO keeps such weights at 64 / 128 tokens per CTA (v7), as before. A pinned
+ * TETRA_GEMM_FRAG_BT256 (default 1 since run 90: 1.03-1.05x the standard path's speed at M = 256,
+ * 512, 2048), the environment's TETRA_GEMM_FRAG_BT256=0 / 1 overrides it (read once). 0: AUTO
+ * keeps such weights at 64 / 128 tokens per CTA (v7), as in session 17. A pinned
  * tile_m 256 and batch-invariant products run the FRAG BT-256 kernels either way. */
 #ifndef TETRA_GEMM_FRAG_BT256
-#define TETRA_GEMM_FRAG_BT256 0
+#define TETRA_GEMM_FRAG_BT256 1
 #endif
 extern "C" int tetra_gemm_frag_bt256_auto(void) {
     static const int on = [] {

@@ -91,30 +91,24 @@
 #define TETRA_GEMV_FRAG 1
 #endif
 /* The fragment GEMV's X loads (gemv_frag_main; notes: fragment-layout.md, "X as 16-byte
- * loads"): 0 (default) = session 17's 16 four-byte loads per token tile and segment; 1 builds
- * a second K loop that reads X as 4 sixteen-byte loads and redistributes the words in the
- * quad (4 SHFL a load); 2 the same loop with 8 eight-byte loads (1 SHFL a load; an A/B
- * variant). The new loop is taken per call where M >= TETRA_GEMV_FRAG_X16_MIN_M (environment,
- * read once; else the build's TETRA_GEMV_FRAG_X16_MIN_M, default 2), and AUTO takes the
- * fragment GEMV up to TETRA_GEMV_FRAG_MAX_M rows on sm_90 (environment; default 8 = the
- * switch-0 rule). Same words into the same mma in the same order: same bits. CMake:
- * TETRA_GEMV_FRAG_X16, TETRA_GEMV_FRAG_X16_MIN_M. */
+ * loads"): 1 (default, run 90) builds a second K loop that reads X as 4 sixteen-byte loads per
+ * token tile and segment and redistributes the words in the quad (4 SHFL + 12 selects a load),
+ * taken per call where M >= TETRA_GEMV_FRAG_X16_MIN_M (environment, read once; else the
+ * build's TETRA_GEMV_FRAG_X16_MIN_M), and AUTO takes the fragment GEMV up to M = 16 on sm_90
+ * (the environment's TETRA_GEMV_FRAG_MAX_M=1..16 overrides it); 0 keeps session 17's 16
+ * four-byte loads only, and AUTO's bound 8. Same words into the same mma in the same order:
+ * same bits. Run 90: 1.20 / 1.26 / 1.45x the old loop's speed at M = 8 / 12 / 16 (4096x14336),
+ * 0.94x at M = 2. CMake: TETRA_GEMV_FRAG_X16, TETRA_GEMV_FRAG_X16_MIN_M. */
 #ifndef TETRA_GEMV_FRAG_X16
-#define TETRA_GEMV_FRAG_X16 0
+#define TETRA_GEMV_FRAG_X16 1
+#endif
+#if TETRA_GEMV_FRAG_X16 != 0 && TETRA_GEMV_FRAG_X16 != 1
+#error "TETRA_GEMV_FRAG_X16: 0 or 1"
 #endif
 /* the X16 threshold where the environment sets none (CMake: TETRA_GEMV_FRAG_X16_MIN_M; 99 builds
  * a control whose X16 loop never runs, for a one-process A/B through tetra bench --lib-b) */
 #ifndef TETRA_GEMV_FRAG_X16_MIN_M
 #define TETRA_GEMV_FRAG_X16_MIN_M 2
-#endif
-/* With TETRA_GEMV_FRAG_X16=1: how many segments ahead the one-token-tile X16 loop (M <= 8)
- * loads X: 1 (default) or 2 (16 more registers; run 89 saw the M = 8 loop wait for X words
- * loaded one segment ahead). The two-tile loop stays at 1. CMake: TETRA_GEMV_FRAG_X16_AHEAD. */
-#ifndef TETRA_GEMV_FRAG_X16_AHEAD
-#define TETRA_GEMV_FRAG_X16_AHEAD 1
-#endif
-#if TETRA_GEMV_FRAG_X16_AHEAD != 1 && !(TETRA_GEMV_FRAG_X16 == 1 && TETRA_GEMV_FRAG_X16_AHEAD == 2)
-#error "TETRA_GEMV_FRAG_X16_AHEAD: 1, or 2 with TETRA_GEMV_FRAG_X16=1"
 #endif
 #ifndef TETRA_GEMV_LONG_SPLIT_SEGS
 #define TETRA_GEMV_LONG_SPLIT_SEGS 10
@@ -460,35 +454,6 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
      * zero and, shuffled only inside the quad (same g), give zero operands. Every lane of
      * the warp takes part in the shuffles (the K loop is warp-uniform). */
     const bool tb0 = (t & 1) != 0;
-#if TETRA_GEMV_FRAG_X16 == 2
-    /* Variant 2 (an A/B point, not the brief's 16-byte words): round r as two 8-byte loads a
-     * lane, e = 0, 1: chunk 4r + 2e + tb0, words 2 tb1, 2 tb1 + 1 (the quad: 32 contiguous
-     * bytes an instruction); one word of each pair is the lane's own, the other its xor-1
-     * partner's: 2 SHFL + 6 selects a round. */
-    uint2 xr[2][4][2];
-#pragma unroll
-    for (int h = 0; h < 2; h++)
-#pragma unroll
-        for (int r = 0; r < 4; r++) xr[h][r][0] = xr[h][r][1] = make_uint2(0u, 0u);
-    const int x16_off = 12 * (t & 1); /* xnext holds 4t: the lane's pair is at 16 tb0 + 8 tb1 */
-    /* loaded or zero (not "keep the old value": that made ptxas copy every pair before
-     * hoisting the next segment's loads, +31 moves a segment) */
-    auto load_x16 = [&](int h, int r, bool on) {
-        const uint8_t *src = xnext + x16_off + (h ? x8 : 0) + 64 * r;
-        xr[h][r][0] = on ? __ldg((const uint2 *)src) : make_uint2(0u, 0u);
-        xr[h][r][1] = on ? __ldg((const uint2 *)(src + 32)) : make_uint2(0u, 0u);
-    };
-    auto x16_transpose = [&](int h, int r) {
-        const uint2 v0 = xr[h][r][0], v1 = xr[h][r][1]; /* chunks 4r + tb0, 4r + 2 + tb0 */
-        const uint32_t s0 = tb0 ? v0.x : v0.y, s1 = tb0 ? v1.x : v1.y; /* the partner's words */
-        const uint32_t q0 = __shfl_xor_sync(0xFFFFFFFFu, s0, 1), q1 = __shfl_xor_sync(0xFFFFFFFFu, s1, 1);
-        /* q0: chunk 4r + 1 - tb0, q1: chunk 4r + 3 - tb0 (word t) */
-        xf[h][2 * r][0] = tb0 ? q0 : v0.x;
-        xf[h][2 * r][1] = tb0 ? v0.y : q0;
-        xf[h][2 * r + 1][0] = tb0 ? q1 : v1.x;
-        xf[h][2 * r + 1][1] = tb0 ? v1.y : q1;
-    };
-#else
     const bool tb1 = (t & 2) != 0;
     uint4 xr[2][4];
 #pragma unroll
@@ -500,17 +465,6 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
         if (!on) return;
         xr[h][r] = __ldg((const uint4 *)(xnext + x16_off + (h ? x8 : 0) + 64 * r));
     };
-#if TETRA_GEMV_FRAG_X16_AHEAD == 2
-    /* one token tile, two segments ahead: xq[r] holds round r of the segment after the one in
-     * xr[0][r]; moved into xr after the transpose, then reloaded (rows past M: both stay 0) */
-    uint4 xq[4];
-#pragma unroll
-    for (int r = 0; r < 4; r++) xq[r] = make_uint4(0u, 0u, 0u, 0u);
-    auto load_x16q = [&](int r, bool on) {
-        if (!on) return;
-        xq[r] = __ldg((const uint4 *)(xnext + 256 + x16_off + 64 * r));
-    };
-#endif
     auto x16_transpose = [&](int h, int r) {
         const uint4 v = xr[h][r]; /* V[t][0..3] */
         /* xor 2: keep columns 2 tb1, 2 tb1 + 1, send the other two */
@@ -529,7 +483,6 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
         xf[h][2 * r + 1][1] = tb0 ? hi1 : qhi;
     };
 #endif
-#endif
 
     auto k_loop = [&](auto two_const, auto x16_const) {
         constexpr bool TWO = decltype(two_const)::value;
@@ -541,12 +494,6 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
             for (int h = 0; h < NT; h++)
 #pragma unroll
                 for (int r = 0; r < 4; r++) load_x16(h, r, xon[h] && seg_begin < seg_end);
-#if TETRA_GEMV_FRAG_X16_AHEAD == 2
-            if constexpr (!TWO) {
-#pragma unroll
-                for (int r = 0; r < 4; r++) load_x16q(r, xon[0] && seg_begin + 1 < seg_end);
-            }
-#endif
         } else
 #endif
         {
@@ -589,20 +536,10 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
                         /* round 2 kt + s / 2: steps 4 kt + s, + 1 of this segment from the
                          * chunks loaded one segment ago; then the next segment's chunks */
                         if ((s & 1) == 0) {
-#if TETRA_GEMV_FRAG_X16_AHEAD == 2
-                            if constexpr (!TWO) {
-                                const int r = 2 * kt + (s >> 1);
-                                x16_transpose(0, r);
-                                xr[0][r] = xq[r];
-                                load_x16q(r, seg + 2 < seg_end && xon[0]);
-                            } else
-#endif
-                            {
 #pragma unroll
-                                for (int h = 0; h < NT; h++) {
-                                    x16_transpose(h, 2 * kt + (s >> 1));
-                                    load_x16(h, 2 * kt + (s >> 1), more && xon[h]);
-                                }
+                            for (int h = 0; h < NT; h++) {
+                                x16_transpose(h, 2 * kt + (s >> 1));
+                                load_x16(h, 2 * kt + (s >> 1), more && xon[h]);
                             }
                         }
                     }
@@ -1783,14 +1720,15 @@ extern "C" int tetra_gemv_frag_x16_pin(int min_m) {
 #endif
 }
 
-/* The largest M at which AUTO tries the fragment GEMV on an sm_90 device (gemm_api.c): 8
- * (run 87); with TETRA_GEMV_FRAG_X16 the environment's TETRA_GEMV_FRAG_MAX_M=1..16 (read
- * once) replaces it, for the routing A/B in one binary. */
+/* The largest M at which AUTO tries the fragment GEMV on an sm_90 device (gemm_api.c): with
+ * TETRA_GEMV_FRAG_X16 16 (run 90: 1.04-1.11x the standard GEMV at M = 8..16, where v7 read
+ * 0.918-0.960x in run 88), or the environment's TETRA_GEMV_FRAG_MAX_M=1..16 (read once); else
+ * 8 (run 87: the 4-byte X loads lose above). */
 extern "C" int tetra_gemv_frag_max_m_sm90(void) {
 #if TETRA_GEMV_FRAG_X16
     static const int v = [] {
         const int e = env_count("TETRA_GEMV_FRAG_MAX_M");
-        return e >= 1 && e <= GEMV_MAX_M ? e : 8;
+        return e >= 1 && e <= GEMV_MAX_M ? e : (int)GEMV_MAX_M;
     }();
     return v;
 #else

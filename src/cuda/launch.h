@@ -31,8 +31,9 @@ tetra_status tetra_launch_gemv(const tetra_gemm_problem *p);
 /* src/cuda/gemv.cu: 1 when AUTO tries the GEMV for TETRA_SCALE_FRAGMENT_128X64 weights at
  * M <= 16 (build switch TETRA_GEMV_FRAG, environment TETRA_GEMV_FRAG=0 / 1) */
 int tetra_gemv_frag_auto(void);
-/* src/cuda/gemv.cu: the largest M at which AUTO tries that GEMV on sm_90 (8; with the build
- * switch TETRA_GEMV_FRAG_X16 the environment's TETRA_GEMV_FRAG_MAX_M=1..16) */
+/* src/cuda/gemv.cu: the largest M at which AUTO tries that GEMV on sm_90 (16 with the build
+ * switch TETRA_GEMV_FRAG_X16, default on, or the environment's TETRA_GEMV_FRAG_MAX_M=1..16;
+ * 8 without the switch) */
 int tetra_gemv_frag_max_m_sm90(void);
 /* src/cuda/gemv.cu: the smallest M at which that GEMV reads X as 16-byte words (17: never;
  * TETRA_GEMV_FRAG_X16, environment TETRA_GEMV_FRAG_X16_MIN_M), and the tests' pin of it
@@ -48,8 +49,8 @@ tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p);
 /* src/cuda/gemm_sm90.cu: the transposed product D^T = B A^T, dequantized B in registers (sm_90a) */
 tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p);
 /* src/cuda/gemm_sm90.cu: 1 when AUTO gives TETRA_SCALE_FRAGMENT_128X64 weights the BT-256 tile
- * where it gives it to standard weights (build switch TETRA_GEMM_FRAG_BT256, environment
- * TETRA_GEMM_FRAG_BT256=0 / 1; 0: 64 / 128 tokens per CTA, as before) */
+ * where it gives it to standard weights (build switch TETRA_GEMM_FRAG_BT256, default 1,
+ * environment TETRA_GEMM_FRAG_BT256=0 / 1; 0: 64 / 128 tokens per CTA, as in session 17) */
 int tetra_gemm_frag_bt256_auto(void);
 /* src/cuda/skinny_sm90.cu: skinny-M GEMM (M <= 64), prepared weights, wgmma (sm_90a) */
 tetra_status tetra_launch_gemm_skinny(const tetra_gemm_problem *p);
