@@ -97,8 +97,9 @@
  * build's TETRA_GEMV_FRAG_X16_MIN_M), and AUTO takes the fragment GEMV up to M = 16 on sm_90
  * (the environment's TETRA_GEMV_FRAG_MAX_M=1..16 overrides it); 0 keeps session 17's 16
  * four-byte loads only, and AUTO's bound 8. Same words into the same mma in the same order:
- * same bits. Run 90: 1.20 / 1.26 / 1.45x the old loop's speed at M = 8 / 12 / 16 (4096x14336),
- * 0.94x at M = 2. CMake: TETRA_GEMV_FRAG_X16, TETRA_GEMV_FRAG_X16_MIN_M. */
+ * same bits. Runs 90-91: 1.20 / 1.26 / 1.45x the old loop's speed at M = 8 / 12 / 16
+ * (4096x14336); 0.94 / 0.96 / 0.99 / 1.03 / 1.08 / 1.14x at M = 2..7, hence the threshold 5.
+ * CMake: TETRA_GEMV_FRAG_X16, TETRA_GEMV_FRAG_X16_MIN_M. */
 #ifndef TETRA_GEMV_FRAG_X16
 #define TETRA_GEMV_FRAG_X16 1
 #endif
@@ -108,7 +109,7 @@
 /* the X16 threshold where the environment sets none (CMake: TETRA_GEMV_FRAG_X16_MIN_M; 99 builds
  * a control whose X16 loop never runs, for a one-process A/B through tetra bench --lib-b) */
 #ifndef TETRA_GEMV_FRAG_X16_MIN_M
-#define TETRA_GEMV_FRAG_X16_MIN_M 2
+#define TETRA_GEMV_FRAG_X16_MIN_M 5 /* run 91: the new loop is faster from M = 5 (1.026x), slower at 2-4 */
 #endif
 #ifndef TETRA_GEMV_LONG_SPLIT_SEGS
 #define TETRA_GEMV_LONG_SPLIT_SEGS 10
