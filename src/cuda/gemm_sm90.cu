@@ -2814,6 +2814,15 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
     return prm.splits > 1 && !prm.counters ? launch_splitk_reduce(prm, stream) : TETRA_OK;
 }
 
+/* launch_t at the tile the configuration chose (64, 128 or 256 tokens per CTA) */
+template <bool IS_BF16, bool FRAG>
+static tetra_status launch_t_bt(int bt, const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &prm,
+                                const tetra_gemm_problem *p, cudaStream_t stream) {
+    return bt == 64    ? launch_t<IS_BF16, 64, FRAG>(tm_a, tm_b, prm, p, stream)
+           : bt == 128 ? launch_t<IS_BF16, 128, FRAG>(tm_a, tm_b, prm, p, stream)
+                       : launch_t<IS_BF16, 256, FRAG>(tm_a, tm_b, prm, p, stream);
+}
+
 extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
     sm90_params prm;
     CUtensorMap tm_a, tm_b;
@@ -2845,23 +2854,12 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
             prm.ws = (float *)ws;
         }
     }
-    {
-        cudaStream_t stream = TETRA_STREAM(p);
-        if (prm.frag) { /* v7 FRAG (BT 64 / 128), v10.3 / v10.8 FRAG (BT 256) */
-            if (p->a.dtype == TETRA_DTYPE_BF16)
-                return cf.bt == 64    ? launch_t<true, 64, true>(tm_a, tm_b, prm, p, stream)
-                       : cf.bt == 128 ? launch_t<true, 128, true>(tm_a, tm_b, prm, p, stream)
-                                      : launch_t<true, 256, true>(tm_a, tm_b, prm, p, stream);
-            return cf.bt == 64    ? launch_t<false, 64, true>(tm_a, tm_b, prm, p, stream)
-                   : cf.bt == 128 ? launch_t<false, 128, true>(tm_a, tm_b, prm, p, stream)
-                                  : launch_t<false, 256, true>(tm_a, tm_b, prm, p, stream);
-        }
-        if (p->a.dtype == TETRA_DTYPE_BF16)
-            return cf.bt == 64    ? launch_t<true, 64, false>(tm_a, tm_b, prm, p, stream)
-                   : cf.bt == 128 ? launch_t<true, 128, false>(tm_a, tm_b, prm, p, stream)
-                                  : launch_t<true, 256, false>(tm_a, tm_b, prm, p, stream);
-        return cf.bt == 64    ? launch_t<false, 64, false>(tm_a, tm_b, prm, p, stream)
-               : cf.bt == 128 ? launch_t<false, 128, false>(tm_a, tm_b, prm, p, stream)
-                              : launch_t<false, 256, false>(tm_a, tm_b, prm, p, stream);
-    }
+    /* v7 (BT 64 / 128), v10.3 / v10.8 (BT 256); FRAG instances for fragment-ordered weights */
+    const bool bf16 = p->a.dtype == TETRA_DTYPE_BF16;
+    cudaStream_t stream = TETRA_STREAM(p);
+    if (prm.frag)
+        return bf16 ? launch_t_bt<true, true>(cf.bt, tm_a, tm_b, prm, p, stream)
+                    : launch_t_bt<false, true>(cf.bt, tm_a, tm_b, prm, p, stream);
+    return bf16 ? launch_t_bt<true, false>(cf.bt, tm_a, tm_b, prm, p, stream)
+                : launch_t_bt<false, false>(cf.bt, tm_a, tm_b, prm, p, stream);
 }
