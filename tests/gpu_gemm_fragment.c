@@ -23,6 +23,13 @@
  *    the same bits at M = 1 / 2 / 8 / 9 / 12 / 16, N not a multiple of 128 (one process: the
  *    threshold pinned through tetra_gemv_frag_x16_pin; ctest gpu_gemm_fragment_x16 also runs
  *    every case above through the 16-byte loader, and AUTO's GEMV up to M = 16 on sm_90).
+ *    3c. (build switch TETRA_GEMV_FRAG_CK) its cluster-K variant (gemv_nvfp4_mma_frag_ck): M = 1 /
+ *    5 / 9 / 16, N = 768 / 2048 / 1000 / 200, K = 6144 / 4096, L = 2, BF16 a and one W4A4 (staged)
+ *    case, with each X loader: against the FP64 oracle and byte-identical to the ordinary
+ *    fragment kernel pinned at the same split count (P = 4S). ctest gpu_gemm_fragment_ck forces
+ *    it everywhere (TETRA_GEMV_FRAG_CK=2; every case above without pinned splits then runs it);
+ *    without the switch the cases say "skipped". TETRA_GEMM_FRAGMENT_TEST_ONLY=gemv runs
+ *    sections 3, 3b and 3c alone (sanitizers).
  * 4. Refusals naming b: the wgmma / mma.sync / skinny paths, the GEMV with FP16 a.
  * 5. The BT-256 kernels reading the layout (tile_m 256, AUTO, batch_invariant): bt256_case.
  * Outputs poisoned (0xFF) before every run, guard bytes checked, every run repeated bit for
@@ -720,11 +727,18 @@ int main(void) {
         {9, 520, 2048, 1, TETRA_DTYPE_NVFP4, TETRA_DTYPE_FP32, 0, 0},
         {1, 128, 64, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 0, 0},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) pinned_cases(ctx, &cases[i], 100 + i);
-    auto_case(ctx, 1, 300, 1024, 1, TETRA_DTYPE_FP32, 11);
-    auto_case(ctx, 48, 256, 544, 2, TETRA_DTYPE_BF16, 12);
-    auto_case(ctx, 300, 200, 512, 1, TETRA_DTYPE_FP32, 13);
-    if (!tu_quick()) auto_case(ctx, 100, 1280, 4096, 1, TETRA_DTYPE_FP32, 14);
+    /* TETRA_GEMM_FRAGMENT_TEST_ONLY=gemv: the GEMV sections alone (3, 3b, 3c: e.g. under
+     * compute-sanitizer); the same inputs as in the full run (own seeds per case) */
+    const char *only = getenv("TETRA_GEMM_FRAGMENT_TEST_ONLY");
+    const int gemv_only = only && !strcmp(only, "gemv");
+    if (gemv_only) printf("  TETRA_GEMM_FRAGMENT_TEST_ONLY=gemv: the GEMV cases only\n");
+    if (!gemv_only) {
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) pinned_cases(ctx, &cases[i], 100 + i);
+        auto_case(ctx, 1, 300, 1024, 1, TETRA_DTYPE_FP32, 11);
+        auto_case(ctx, 48, 256, 544, 2, TETRA_DTYPE_BF16, 12);
+        auto_case(ctx, 300, 200, 512, 1, TETRA_DTYPE_FP32, 13);
+        if (!tu_quick()) auto_case(ctx, 100, 1280, 4096, 1, TETRA_DTYPE_FP32, 14);
+    }
     /* the GEMV: M, N, K, L, a, d, NaN scale row */
     gemv_case(ctx, 1, 256, 512, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 0, 21);
     gemv_case(ctx, 5, 520, 2048, 2, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16, 0, 22);
@@ -738,7 +752,7 @@ int main(void) {
     gemv_case(ctx, 4, 520, 544, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 0, 30);   /* K % 128 == 32 */
     gemv_case(ctx, 16, 256, 192, 2, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 1, 31);  /* K % 128 == 64 */
     /* the BT-256 kernels: M, N, K, L, a, d, bias, NaN scale row */
-    {
+    if (!gemv_only) {
         static const fcase big[] = {
             {129, 200, 64, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16, 1, 0},  /* 1 K-tile */
             {256, 520, 128, 2, TETRA_DTYPE_FP16, TETRA_DTYPE_FP32, 0, 1}, /* 2 K-tiles */
@@ -791,7 +805,7 @@ int main(void) {
             fragck_case(ctx, ck[i].m, ck[i].n, ck[i].k, 2, ck[i].a, ck[i].d, ck[i].nan_scale, 300 + i);
         }
     }
-    refusals(ctx);
+    if (!gemv_only) refusals(ctx);
     tetra_context_destroy(ctx);
     return tu_finish(NAME);
 }
