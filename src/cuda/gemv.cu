@@ -17,6 +17,9 @@
  *                      4 K pieces, S CTAs of a row tile in one cluster, the partials summed
  *                      in piece order from the cluster's shared memory (gemv_ck_reduce): one
  *                      launch, the bits of the ordinary kernel pinned at 4S splits.
+ *                      Fragment-ordered W (TETRA_SCALE_FRAGMENT_128X64): gemv_nvfp4_mma_frag
+ *                      (K loop gemv_frag_main), and with the build switch TETRA_GEMV_FRAG_CK
+ *                      (default 0: not built) its cluster-K twin gemv_nvfp4_mma_frag_ck.
  *   gemv_nvfp4_scalar  one warp per (batch, weight row), scalar loads, FP32 FMAs: the
  *                      correct path for every problem the mma kernel cannot take.
  *
