@@ -23,6 +23,13 @@
  *    the same bits at M = 1 / 2 / 8 / 9 / 12 / 16, N not a multiple of 128 (one process: the
  *    threshold pinned through tetra_gemv_frag_x16_pin; ctest gpu_gemm_fragment_x16 also runs
  *    every case above through the 16-byte loader, and AUTO's GEMV up to M = 16 on sm_90).
+ *    3c. (build switch TETRA_GEMV_FRAG_CK) its cluster-K variant (gemv_nvfp4_mma_frag_ck): M = 1 /
+ *    5 / 9 / 16, N = 768 / 2048 / 1000 / 200, K = 6144 / 4096, L = 2, BF16 a and one W4A4 (staged)
+ *    case, with each X loader: against the FP64 oracle and byte-identical to the ordinary
+ *    fragment kernel pinned at the same split count (P = 4S). ctest gpu_gemm_fragment_ck forces
+ *    it everywhere (TETRA_GEMV_FRAG_CK=2; every case above without pinned splits then runs it);
+ *    without the switch the cases say "skipped". TETRA_GEMM_FRAGMENT_TEST_ONLY=gemv runs
+ *    sections 3, 3b and 3c alone (sanitizers).
  * 4. Refusals naming b: the wgmma / mma.sync / skinny paths, the GEMV with FP16 a.
  * 5. The BT-256 kernels reading the layout (tile_m 256, AUTO, batch_invariant): bt256_case.
  * Outputs poisoned (0xFF) before every run, guard bytes checked, every run repeated bit for
@@ -573,6 +580,114 @@ static void x16_case(tetra_context *ctx, int64_t M, int64_t N, int64_t K, int64_
     free(again);
 }
 
+/* src/cuda/gemv.cu, not public: the fragment GEMV's cluster-K (TETRA_GEMV_FRAG_CK): the piece
+ * count P an unpinned GEMV call of this shape takes on ctx now (0: the ordinary kernel, or a
+ * build without the switch), and the process's mode (0 off, 1 AUTO, 2 everywhere) */
+int tetra_gemv_frag_ck_pieces(tetra_context *ctx, int64_t n, int64_t k, int64_t batch);
+int tetra_gemv_frag_ck_mode(void);
+static int g_frag_ck_expected; /* mode 2 on an sm_90+ device: cluster-K must be taken (>= 8 segments) */
+
+/* 3c: the fragment GEMV's cluster-K (gemv_nvfp4_mma_frag_ck; ctest gpu_gemm_fragment_ck forces
+ * it with TETRA_GEMV_FRAG_CK=2): pinned path GEMV, splits unpinned (cluster-K, P pieces) into a
+ * fresh poisoned buffer (guards checked), repeated bit for bit, against the FP64 oracle (alpha
+ * 0.75 and a bias; the NaN row NaN at every token and batch, nothing else), and byte-identical
+ * to the ordinary fragment kernel pinned at opts.splits = P; with each X loader (the X16
+ * threshold pinned to 99 and to 1) where the build has both. Where cluster-K is not taken the
+ * case says "skipped" (fails if mode 2 on sm_90+ should have taken it). */
+static void fragck_case(tetra_context *ctx, int64_t M, int64_t N, int64_t K, int64_t L, tetra_dtype at,
+                        tetra_dtype dd, int nan_scale, uint64_t seed) {
+    static const int x16_pins[2] = {99, 1};
+    const int P = tetra_gemv_frag_ck_pieces(ctx, N, K, L);
+    const int64_t cnt = M * N * L, nkb = K / 16;
+    const size_t bytes = (size_t)cnt * tu_dtype_size(dd);
+    const int loaders = tetra_gemv_frag_x16_pin(-1) ? 2 : 1;
+    tetra_rng r = {seed};
+    weights w;
+    acts a;
+    tu_devbuf bias;
+    double *ref, *wv, *hb;
+    void *o_ck, *o_pin, *again;
+    if (!P) {
+        CHECK_MSG(!(g_frag_ck_expected && K % 128 == 0 && K / 128 >= 8),
+                  "fragck M=%lld N=%lld K=%lld L=%lld: cluster-K expected but not taken", (long long)M, (long long)N,
+                  (long long)K, (long long)L);
+        printf("  fragck M=%lld N=%lld K=%lld L=%lld: cluster-K not taken here: skipped\n", (long long)M,
+               (long long)N, (long long)K, (long long)L);
+        return;
+    }
+    o_ck = tu_xmalloc(bytes);
+    o_pin = tu_xmalloc(bytes);
+    again = tu_xmalloc(bytes);
+    ref = (double *)tu_xmalloc((size_t)cnt * 8);
+    wv = (double *)tu_xmalloc((size_t)(N * K) * 8);
+    hb = (double *)tu_xmalloc((size_t)N * 8);
+    make_weights(&w, &r, N, K, L, nan_scale);
+    make_acts(&a, &r, at, M, K, L);
+    {
+        float *hf = (float *)tu_xmalloc((size_t)N * 4);
+        for (int64_t i = 0; i < N; i++) hb[i] = hf[i] = (float)tetra_rng_normal(&r);
+        bias = tu_dev_alloc((size_t)N * 4, 0);
+        tu_dev_upload(&bias, hf, (size_t)N * 4);
+        free(hf);
+    }
+    for (int64_t l = 0; l < L; l++) {
+        const uint8_t *v = w.val + l * w.val_b, *sc = w.sc + l * w.sc_b;
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t k = 0; k < K; k++) {
+                const unsigned code = code_at(v, n, k, K);
+                const uint8_t sb = sc[tetra_swizzled_offset(n, k / 16, nkb)];
+                wv[n * K + k] = tetra_e2m1_magnitude(code & 7u) * (code & 8u ? -1.0 : 1.0) *
+                                (sb == 0x7F ? 1.0 : tetra_ue4m3_value(sb)) * 0.5;
+            }
+        for (int64_t m = 0; m < M; m++)
+            for (int64_t n = 0; n < N; n++) {
+                double acc = 0.0;
+                for (int64_t k = 0; k < K; k++) acc += a.ha[(l * M + m) * K + k] * wv[n * K + k];
+                ref[(l * M + m) * N + n] = 0.75 * acc + hb[n];
+            }
+    }
+    for (int x = 0; x < loaders; x++) {
+        tetra_gemm_options o = tetra_gemm_options_default(), op;
+        tetra_status st, sp;
+        int same;
+        char what[64];
+        o.path = TETRA_PATH_GEMV;
+        o.alpha = 0.75f;
+        o.bias = bias.ptr;
+        op = o;
+        op.splits = P;
+        if (loaders == 2) tetra_gemv_frag_x16_pin(x16_pins[x]);
+        st = run(ctx, &a, &w.frag_m, dd, M, N, L, &o, o_ck);
+        CHECK_MSG(st == TETRA_OK, "fragck: cluster-K (P = %d): %s", P, tetra_last_error());
+        sp = run(ctx, &a, &w.frag_m, dd, M, N, L, &op, o_pin);
+        CHECK_MSG(sp == TETRA_OK, "fragck: pinned twin (splits %d): %s", P, tetra_last_error());
+        if (st != TETRA_OK || sp != TETRA_OK) continue;
+        CHECK(run(ctx, &a, &w.frag_m, dd, M, N, L, &o, again) == TETRA_OK);
+        CHECK_MSG(memcmp(o_ck, again, bytes) == 0, "fragck: cluster-K repeat differs");
+        same = memcmp(o_ck, o_pin, bytes) == 0;
+        CHECK_MSG(same,
+                  "fragck M=%lld N=%lld K=%lld L=%lld X16 min %d: cluster-K (P = %d) differs from the fragment "
+                  "kernel pinned at %d splits",
+                  (long long)M, (long long)N, (long long)K, (long long)L, loaders == 2 ? x16_pins[x] : -1, P, P);
+        printf("  fragck M=%lld N=%lld K=%lld L=%lld a=%s d=%s X %s: cluster-K P=%d vs pinned splits=%d: %s\n",
+               (long long)M, (long long)N, (long long)K, (long long)L, tu_dtype_name(at), tu_dtype_name(dd),
+               loaders == 2 ? (x16_pins[x] == 1 ? "16-byte" : "4-byte") : "default", P, P,
+               same ? "bit-identical" : "DIFFERS");
+        snprintf(what, sizeof what, "fragck P=%d", P);
+        CHECK_MSG(oracle_ok(ref, o_ck, dd, M, N, K, L, nan_scale, what), "fragck: cluster-K oracle gate");
+    }
+    if (loaders == 2) tetra_gemv_frag_x16_pin(-1);
+    tu_dev_free(&bias);
+    free_weights(&w);
+    free_acts(&a);
+    free(o_ck);
+    free(o_pin);
+    free(again);
+    free(ref);
+    free(wv);
+    free(hb);
+}
+
 /* 4: what refuses such weights, with a message naming b */
 static void refusals(tetra_context *ctx) {
     tetra_rng r = {7};
@@ -612,11 +727,18 @@ int main(void) {
         {9, 520, 2048, 1, TETRA_DTYPE_NVFP4, TETRA_DTYPE_FP32, 0, 0},
         {1, 128, 64, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 0, 0},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) pinned_cases(ctx, &cases[i], 100 + i);
-    auto_case(ctx, 1, 300, 1024, 1, TETRA_DTYPE_FP32, 11);
-    auto_case(ctx, 48, 256, 544, 2, TETRA_DTYPE_BF16, 12);
-    auto_case(ctx, 300, 200, 512, 1, TETRA_DTYPE_FP32, 13);
-    if (!tu_quick()) auto_case(ctx, 100, 1280, 4096, 1, TETRA_DTYPE_FP32, 14);
+    /* TETRA_GEMM_FRAGMENT_TEST_ONLY=gemv: the GEMV sections alone (3, 3b, 3c: e.g. under
+     * compute-sanitizer); the same inputs as in the full run (own seeds per case) */
+    const char *only = getenv("TETRA_GEMM_FRAGMENT_TEST_ONLY");
+    const int gemv_only = only && !strcmp(only, "gemv");
+    if (gemv_only) printf("  TETRA_GEMM_FRAGMENT_TEST_ONLY=gemv: the GEMV cases only\n");
+    if (!gemv_only) {
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) pinned_cases(ctx, &cases[i], 100 + i);
+        auto_case(ctx, 1, 300, 1024, 1, TETRA_DTYPE_FP32, 11);
+        auto_case(ctx, 48, 256, 544, 2, TETRA_DTYPE_BF16, 12);
+        auto_case(ctx, 300, 200, 512, 1, TETRA_DTYPE_FP32, 13);
+        if (!tu_quick()) auto_case(ctx, 100, 1280, 4096, 1, TETRA_DTYPE_FP32, 14);
+    }
     /* the GEMV: M, N, K, L, a, d, NaN scale row */
     gemv_case(ctx, 1, 256, 512, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 0, 21);
     gemv_case(ctx, 5, 520, 2048, 2, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16, 0, 22);
@@ -630,7 +752,7 @@ int main(void) {
     gemv_case(ctx, 4, 520, 544, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 0, 30);   /* K % 128 == 32 */
     gemv_case(ctx, 16, 256, 192, 2, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 1, 31);  /* K % 128 == 64 */
     /* the BT-256 kernels: M, N, K, L, a, d, bias, NaN scale row */
-    {
+    if (!gemv_only) {
         static const fcase big[] = {
             {129, 200, 64, 1, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16, 1, 0},  /* 1 K-tile */
             {256, 520, 128, 2, TETRA_DTYPE_FP16, TETRA_DTYPE_FP32, 0, 1}, /* 2 K-tiles */
@@ -648,7 +770,42 @@ int main(void) {
     x16_case(ctx, 9, 392, 768, 1, TETRA_DTYPE_FP32, 0, 44);
     x16_case(ctx, 12, 1000, 2048, 1, TETRA_DTYPE_FP16, 1, 45);
     x16_case(ctx, 16, 520, 2048, 2, TETRA_DTYPE_FP32, 0, 46);
-    refusals(ctx);
+    /* the fragment GEMV's cluster-K: M, N (768, 2048; 1000 and 200: not multiples of 128 or
+     * 32), K, L, a, d, NaN scale row */
+    {
+        typedef struct {
+            int64_t m, n, k;
+            tetra_dtype a, d;
+            int nan_scale, big;
+        } ckc;
+        static const ckc ck[] = {
+            {1, 768, 6144, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 0, 0},
+            {5, 2048, 6144, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16, 1, 1},
+            {9, 1000, 4096, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 1, 0},
+            {16, 768, 4096, TETRA_DTYPE_BF16, TETRA_DTYPE_FP16, 0, 0},
+            {16, 2048, 6144, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 0, 1},
+            {1, 1000, 6144, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16, 1, 0},
+            {5, 768, 4096, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 0, 0},
+            {9, 2048, 4096, TETRA_DTYPE_BF16, TETRA_DTYPE_BF16, 0, 1},
+            {1, 2048, 4096, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 1, 1},
+            {16, 1000, 6144, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 1, 1},
+            {5, 200, 6144, TETRA_DTYPE_BF16, TETRA_DTYPE_FP32, 1, 0},
+            {5, 768, 6144, TETRA_DTYPE_NVFP4, TETRA_DTYPE_FP32, 0, 0}, /* W4A4: staged, a dependent cluster launch */
+        };
+        tetra_device_info info;
+        const int sm90 = tetra_device_info_get(tetra_context_device(ctx), &info) == TETRA_OK && info.major >= 9;
+        const int mode = tetra_gemv_frag_ck_mode();
+        g_frag_ck_expected = mode == 2 && sm90;
+        printf("  fragck: the fragment GEMV's cluster-K mode %d (%s)\n", mode,
+               g_frag_ck_expected ? "everywhere: must be taken"
+               : mode == 1 && sm90 ? "AUTO: where its rule says"
+                                   : "off, not built, or not sm_90+");
+        for (size_t i = 0; i < sizeof ck / sizeof ck[0]; i++) {
+            if (tu_quick() && ck[i].big) continue;
+            fragck_case(ctx, ck[i].m, ck[i].n, ck[i].k, 2, ck[i].a, ck[i].d, ck[i].nan_scale, 300 + i);
+        }
+    }
+    if (!gemv_only) refusals(ctx);
     tetra_context_destroy(ctx);
     return tu_finish(NAME);
 }

@@ -17,6 +17,9 @@
  *                      4 K pieces, S CTAs of a row tile in one cluster, the partials summed
  *                      in piece order from the cluster's shared memory (gemv_ck_reduce): one
  *                      launch, the bits of the ordinary kernel pinned at 4S splits.
+ *                      Fragment-ordered W (TETRA_SCALE_FRAGMENT_128X64): gemv_nvfp4_mma_frag
+ *                      (K loop gemv_frag_main), and with the build switch TETRA_GEMV_FRAG_CK
+ *                      (default 0: not built) its cluster-K twin gemv_nvfp4_mma_frag_ck.
  *   gemv_nvfp4_scalar  one warp per (batch, weight row), scalar loads, FP32 FMAs: the
  *                      correct path for every problem the mma kernel cannot take.
  *
@@ -79,6 +82,20 @@
  * gemv.md, session 16; CMake: TETRA_GEMV_CLUSTER_K). */
 #ifndef TETRA_GEMV_CLUSTER_K
 #define TETRA_GEMV_CLUSTER_K 1
+#endif
+/* Cluster-K for the fragment GEMV (gemv_nvfp4_mma_frag_ck: gemv_frag_main's K loop on 32-row
+ * CTAs whose 4 warps take 4 K pieces, S CTAs of a row tile in one cluster, gemv_ck_reduce;
+ * sm_90+): 0 (default) builds none of it (every other kernel's SASS is main's); 1 builds it and
+ * takes it for fragment-ordered W where ck_auto_takes says so (the standard path's AUTO rule);
+ * 2 wherever it can run (tests). With 1 or 2, TETRA_GEMV_FRAG_CK=0 / 1 / 2 in the environment
+ * overrides the mode (read once per process; the device A/B in one binary). Same bits as
+ * gemv_nvfp4_mma_frag pinned at the same piece count (notes: fragment-layout.md, "Cluster-K for
+ * the fragment GEMV"; CMake: TETRA_GEMV_FRAG_CK). */
+#ifndef TETRA_GEMV_FRAG_CK
+#define TETRA_GEMV_FRAG_CK 0
+#endif
+#if TETRA_GEMV_FRAG_CK < 0 || TETRA_GEMV_FRAG_CK > 2
+#error "TETRA_GEMV_FRAG_CK: 0, 1 or 2"
 #endif
 /* the split rule's minimum segments per split where the grid stays >= one CTA per SM
  * (gemv_auto_splits; notes: gemv.md, session 11; CMake: TETRA_GEMV_LONG_SPLIT_SEGS) */
@@ -371,8 +388,13 @@ __device__ __forceinline__ void gemv_ck_reduce(const gemv_params &p, gemv_stage 
  * segment) for token g = X[g][16 s' + 2t, +1] and X[g][16 s' + 2t + 8, +9], two 32-bit loads
  * (natural k order, fixed by the layout), loaded one segment ahead into the registers the
  * step just left. Accumulation order per output: K-tiles, steps 0..3 in natural order.
+ * Row mapping: the warp's row block rb and group pair q (rows 128 rb + 32 q .. + 31): the
+ * ordinary kernel (CK false) rb = blockIdx.x, q = warp; cluster-K (CK, gemv_nvfp4_mma_frag_ck:
+ * 32-row CTAs) rb = blockIdx.x / 4, q = blockIdx.x % 4, the same for the CTA's 4 warps, which
+ * take 4 K pieces [seg_begin, seg_end) of those rows. CK: no programmatic trigger (no reduce
+ * kernel follows).
  */
-template <int XK>
+template <int XK, bool CK = false>
 __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage *my, int seg_begin, int seg_end,
                                                bool two_tiles, float (&acc)[2][2][GEMV_ACC_SETS][4],
                                                uint32_t &bad) {
@@ -381,11 +403,13 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
     const int g = lane >> 2, t = lane & 3;
     const int64_t l = blockIdx.z;
     const int64_t nkt = p.nkb / 4; /* K-tiles of 64 (K % 128 == 0) */
-    const int64_t tile0 = (int64_t)blockIdx.x * nkt + 2 * (int64_t)seg_begin;
-    const uint8_t *wsrc = p.w + l * p.w_batch_bytes + tile0 * GEMV_FRAG_BLOCK + 1024 * warp + 16 * lane;
+    const int64_t rb = CK ? (int64_t)(blockIdx.x >> 2) : (int64_t)blockIdx.x; /* fragment row block */
+    const int q = CK ? (int)(blockIdx.x & 3u) : warp;                          /* group pair */
+    const int64_t tile0 = rb * nkt + 2 * (int64_t)seg_begin;
+    const uint8_t *wsrc = p.w + l * p.w_batch_bytes + tile0 * GEMV_FRAG_BLOCK + 1024 * q + 16 * lane;
     /* swizzled 128x4 scales: K-tile kt of row r at 512 * ((r / 128) * nkt + kt) + 16 * (r % 32)
-     * + 4 * ((r % 128) / 32); here r % 32 = g + 8t, (r % 128) / 32 = warp */
-    const uint8_t *ssrc = p.w_scales + l * p.w_scale_batch + tile0 * TETRA_SWIZZLE_ATOM + 16 * (g + 8 * t) + 4 * warp;
+     * + 4 * ((r % 128) / 32); here r % 32 = g + 8t, (r % 128) / 32 = q */
+    const uint8_t *ssrc = p.w_scales + l * p.w_scale_batch + tile0 * TETRA_SWIZZLE_ATOM + 16 * (g + 8 * t) + 4 * q;
     const uint32_t ring_base = smem_u32(&my[0].w[0][lane]);
     const uint32_t s_off = (uint32_t)((uint8_t *)&my[0].s[0][lane] - (uint8_t *)&my[0].w[0][lane]);
     constexpr uint32_t stage_bytes = sizeof(gemv_stage);
@@ -420,7 +444,7 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
     }
     tetra_pdl_wait(); /* as in the standard kernel: X may come from the W4A4 staging pass */
 #if TETRA_GEMV_PDL_REDUCE
-    if (p.splits > 1 && !p.counters) tetra_pdl_trigger();
+    if (!CK && p.splits > 1 && !p.counters) tetra_pdl_trigger();
 #endif
 
     /* activation rows g and g + 8: rows past M never load (their operand stays zero) */
@@ -1104,6 +1128,50 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma_frag(const gem
     }
 }
 
+#if TETRA_GEMV_FRAG_CK
+/*
+ * Cluster-K for fragment-ordered W (TETRA_GEMV_FRAG_CK; sm_90+, the sm_80 instance is an empty
+ * body and never launched): CTA = 32 weight rows, row block blockIdx.x / 4, group pair
+ * blockIdx.x % 4 (block bytes 1024 q and 1024 q + 512); its 4 warps take pieces 4 * blockIdx.y +
+ * warp of p.splits = 4 * gridDim.y, each warp's segments exactly those of split `split` of
+ * gemv_nvfp4_mma_frag at p.splits splits, run through the same K loop (gemv_frag_main<.., true>),
+ * so each warp's partial is that split's, bit for bit, NaN rows included. The S = gridDim.y CTAs
+ * of a row tile form one cluster; gemv_ck_reduce sums the 4S partials in piece order from the
+ * cluster's shared memory, as gemv_splitk_reduce sums the ordinary kernel's splits (rows
+ * blockIdx.x * 32 + 0..31 = 128 rb + 32 q + 0..31: the same rows the ordinary kernel's warp q
+ * of CTA rb holds). One launch, no workspace.
+ */
+__global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma_frag_ck(const gemv_params p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    return; /* cluster-K is sm_90+ code: the host never launches it here */
+#else
+    constexpr int XK = X_BF16;
+    __shared__ gemv_stage ring[GEMV_WARPS][GEMV_STAGES];
+    const int warp = threadIdx.x >> 5;
+    /* lane-0 broadcasts, as in gemv_nvfp4_mma<.., true>: the warp's piece and bounds then sit
+     * in uniform registers */
+    const int split = 4 * (int)blockIdx.y + __shfl_sync(0xFFFFFFFFu, warp, 0);
+    const int seg_begin = __shfl_sync(0xFFFFFFFFu, (int)((int64_t)split * p.nseg / p.splits), 0);
+    const int seg_end = __shfl_sync(0xFFFFFFFFu, (int)((int64_t)(split + 1) * p.nseg / p.splits), 0);
+    float acc[2][2][GEMV_ACC_SETS][4];
+    uint32_t bad;
+    gemv_frag_main<XK, true>(p, ring[warp], seg_begin, seg_end, p.m > 8, acc, bad);
+    cp_async_wait<0>();
+#pragma unroll
+    for (int a = 0; a < 2; a++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int j = 1; j < GEMV_ACC_SETS; j++)
+#pragma unroll
+                for (int c = 0; c < 4; c++) acc[a][h][0][c] += acc[a][h][j][c];
+    bad |= __shfl_xor_sync(0xFFFFFFFFu, bad, 1);
+    bad |= __shfl_xor_sync(0xFFFFFFFFu, bad, 2);
+    gemv_ck_reduce<XK>(p, &ring[0][0], acc, bad); /* all threads: two cluster barriers */
+#endif
+}
+#endif
+
 /* Split-K second pass (more than GEMV_LAST_CTA_MAX_SPLITS splits): one thread per
  * (batch, m, n) sums the partials in split order 0..S-1, the same FP32 adds in the same order
  * as the last-CTA reduce, so both give the same bits. 8 independent loads in flight. */
@@ -1377,6 +1445,33 @@ int gemv_ck_mode() {
     return mode;
 }
 
+#if TETRA_GEMV_FRAG_CK
+/* The fragment GEMV's cluster-K mode for this process (0 off, 1 AUTO, 2 everywhere):
+ * TETRA_GEMV_FRAG_CK=0 / 1 / 2 in the environment (read once) wins over the build's
+ * TETRA_GEMV_FRAG_CK (1 or 2 here: 0 builds none of it). */
+int gemv_frag_ck_mode() {
+    static const int mode = [] {
+        const char *e = getenv("TETRA_GEMV_FRAG_CK");
+        if (e && e[0] >= '0' && e[0] <= '2' && !e[1]) return e[0] - '0';
+        return (int)TETRA_GEMV_FRAG_CK;
+    }();
+    return mode;
+}
+#endif
+
+/* The cluster-K kernel of a launch_mma instance: gemv_nvfp4_mma<XK, IL, true>, or for
+ * fragment-ordered W (FR; TETRA_GEMV_FRAG_CK builds only) gemv_nvfp4_mma_frag_ck. */
+template <int XK, bool IL, bool FR> struct ck_kernel {
+    static void (*get())(gemv_params) { return gemv_nvfp4_mma<XK, IL, true>; }
+    static int mode() { return gemv_ck_mode(); }
+};
+#if TETRA_GEMV_FRAG_CK
+template <> struct ck_kernel<X_BF16, false, true> {
+    static void (*get())(gemv_params) { return gemv_nvfp4_mma_frag_ck; }
+    static int mode() { return gemv_frag_ck_mode(); }
+};
+#endif
+
 /* AUTO's rule: cluster-K where its warps each stream at least 12 segments (nseg / P >= 12),
  * or where its grid holds at most 3 CTAs per SM and every piece has the same whole number of
  * segments (nseg % P == 0). Fitted to run 79 (one process, cluster-K time over the ordinary
@@ -1416,13 +1511,14 @@ static int ck_resident_clusters(void (*kernel)(gemv_params), int S) {
  * code, and its CK kernel is empty), nseg >= 8, and the device can keep one cluster of S
  * resident (cudaOccupancyMaxActiveClusters; else the ordinary path). The attribute queries,
  * the non-portable cluster opt-in (S > 8) and the resident-cluster counts for every S (the
- * split rule's second-wave check) run once per device. */
-template <int XK, bool IL> int ck_plan(int nseg, int64_t n, int64_t batch, const tetra_context *ctx) {
-    const int mode = gemv_ck_mode();
+ * split rule's second-wave check) run once per device. FR: the fragment GEMV's cluster-K
+ * (gemv_nvfp4_mma_frag_ck, its own mode gemv_frag_ck_mode; same rule, same AUTO test). */
+template <int XK, bool IL, bool FR = false> int ck_plan(int nseg, int64_t n, int64_t batch, const tetra_context *ctx) {
+    const int mode = ck_kernel<XK, IL, FR>::mode();
     if (!mode || ctx->sm_major < 9 || nseg < 8) return 0;
     const int dev = ctx->device;
     if (dev < 0 || dev >= 64) return 0;
-    void (*kernel)(gemv_params) = gemv_nvfp4_mma<XK, IL, true>;
+    void (*kernel)(gemv_params) = ck_kernel<XK, IL, FR>::get();
     static std::atomic<unsigned long long> checked{0};
     static int occ[64], max_s[64]; /* occ 0: cluster-K does not run on this device */
     static int resident[64][GEMV_CK_MAX_S + 1];
@@ -1451,7 +1547,7 @@ template <int XK, bool IL> int ck_plan(int nseg, int64_t n, int64_t batch, const
 /* The cluster-K launch (S from ck_plan): grid (ceil(N / 32), S, L), clusters (1, S, 1); a
  * programmatic dependent of the W4A4 staging pass when p->pdl (the kernel waits before it
  * reads X). */
-template <int XK, bool IL>
+template <int XK, bool IL, bool FR = false>
 tetra_status launch_ck(gemv_params &prm, const tetra_gemm_problem *p, int S) {
     const int64_t tiles = (p->n + GEMV_ROWS_PER_WARP - 1) / GEMV_ROWS_PER_WARP;
     prm.partial = nullptr;
@@ -1467,18 +1563,20 @@ tetra_status launch_ck(gemv_params &prm, const tetra_gemm_problem *p, int S) {
         attr[1].val.programmaticStreamSerializationAllowed = 1;
         cfg.numAttrs = 2;
     }
-    TETRA_CUDA_TRY(cudaLaunchKernelEx(&cfg, gemv_nvfp4_mma<XK, IL, true>, prm));
+    TETRA_CUDA_TRY(cudaLaunchKernelEx(&cfg, ck_kernel<XK, IL, FR>::get(), prm));
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
 }
 
-/* FR: W in TETRA_SCALE_FRAGMENT_128X64 (BF16 X; no cluster-K) */
+/* FR: W in TETRA_SCALE_FRAGMENT_128X64 (BF16 X; cluster-K only in TETRA_GEMV_FRAG_CK builds) */
 template <int XK, bool IL, bool FR = false>
 tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     void (*kernel)(gemv_params) = FR ? gemv_nvfp4_mma_frag : gemv_nvfp4_mma<XK, IL>;
-    if (!FR && !p->splits) { /* cluster-K where the switch is on and it can run; pinned splits: never */
-        const int S = ck_plan<XK, IL>(prm.nseg, p->n, p->batch, p->ctx);
-        if (S) return launch_ck<XK, IL>(prm, p, S);
+    if constexpr (!FR || TETRA_GEMV_FRAG_CK) {
+        if (!p->splits) { /* cluster-K where the switch is on and it can run; pinned splits: never */
+            const int S = ck_plan<XK, IL, FR>(prm.nseg, p->n, p->batch, p->ctx);
+            if (S) return launch_ck<XK, IL, FR>(prm, p, S);
+        }
     }
     cudaStream_t stream = TETRA_STREAM(p);
     const int occ = gemv_occupancy<XK, IL, FR>();
@@ -1761,6 +1859,35 @@ extern "C" int tetra_gemv_ck_pieces(tetra_context *ctx, int64_t n, int64_t k, in
     default: return 0;
     }
     return 4 * S;
+}
+
+/* The fragment GEMV's cluster-K (TETRA_GEMV_FRAG_CK): its piece count P = 4S for an N x K
+ * fragment-ordered weight (TETRA_SCALE_FRAGMENT_128X64, BF16 X), L batches, as an unpinned
+ * GEMV call on ctx would take it now, or 0 where the ordinary fragment kernel would run (and
+ * always 0 in a build without the switch). For the tests (tests/gpu_gemm_fragment.c pins
+ * opts.splits = P for the bit-identical twin), not a public entry point. */
+extern "C" int tetra_gemv_frag_ck_pieces(tetra_context *ctx, int64_t n, int64_t k, int64_t batch) {
+#if TETRA_GEMV_FRAG_CK
+    if (!ctx || n < 1 || k < 1 || k > ((int64_t)1 << 30) || k % GEMV_SEG_K || batch < 1) return 0;
+    return 4 * ck_plan<X_BF16, false, true>((int)(k / GEMV_SEG_K), n, batch, ctx);
+#else
+    (void)ctx;
+    (void)n;
+    (void)k;
+    (void)batch;
+    return 0;
+#endif
+}
+
+/* The fragment GEMV's cluster-K mode in this process: 0 off (or built without
+ * TETRA_GEMV_FRAG_CK), 1 AUTO, 2 everywhere (TETRA_GEMV_FRAG_CK=0/1/2 in the environment wins
+ * over the build's value). For the tests, not a public entry point. */
+extern "C" int tetra_gemv_frag_ck_mode(void) {
+#if TETRA_GEMV_FRAG_CK
+    return gemv_frag_ck_mode();
+#else
+    return 0;
+#endif
 }
 
 /* How many clusters of S CTAs of the cluster-K kernel (BF16 X, standard W) the device keeps
