@@ -177,7 +177,7 @@ enum { SS_TK_C_WAIT, SS_TK_C_WFULL, SS_TK_C_AFULL, SS_TK_C_PREV_DONE, SS_TK_X_WE
 enum { V7_TR_INIT1 = 10, V7_TR_LOOP_END1, V7_TR_DRAINED1, V7_TR_STORED1, V7_TR_LAYOUT = 15 };
 enum { V7_TK_C_RFULL, V7_TK_C_DEQUANT, V7_TK_C_AFULL, V7_TK_C_ISSUED, V7_TK_C_WAIT1, V7_TK_WG, /* + warpgroup 1 */
        V7_TK_A_EMPTY = 2 * V7_TK_WG, V7_TK_A_ISSUED, V7_TK_R_EMPTY, V7_TK_R_ISSUED, V7_TK_N };
-static_assert(V7_TR_LAYOUT < SS_TR_HDR, "trace header");
+static_assert((int)V7_TR_LAYOUT < (int)SS_TR_HDR, "trace header");
 #ifdef TETRA_GEMM_TRACE
 #define TETRA_V7_TRACED true /* v7's readings compiled in (written only when p.trace is set) */
 #else
@@ -210,11 +210,23 @@ __device__ __forceinline__ unsigned long long ss_globaltimer() {
         if ((p).trace) ((uint32_t *)(ss_trace_cta(p) + SS_TR_HDR))[(i) * (n) + (e)] = (uint32_t)clock64();           \
     } while (0)
 #define SS_TRACE_KT(p, i, e) TR_KT(p, SS_TK_N, i, e)
-#define V7_TRACE_KT(p, i, e) TR_KT(p, V7_TK_N, i, e)
+/* v7: row0 = this CTA's first reading of K-tile 0 (v7_trace_row0; NULL: none), computed once
+ * (re-deriving the CTA's row per reading cost ~15 instructions each) */
+__device__ __forceinline__ uint32_t *v7_trace_row0(const sm90_params &p) {
+    return p.trace ? (uint32_t *)(ss_trace_cta(p) + SS_TR_HDR) : nullptr;
+}
+#define V7_TRACE_KT(row0, i, e)                                                                                       \
+    do {                                                                                                              \
+        if (row0) (row0)[(i) * V7_TK_N + (e)] = (uint32_t)clock64();                                                  \
+    } while (0)
 #else
 #define SS_TRACE_HDR(p, w, v) ((void)0)
 #define SS_TRACE_KT(p, i, e) ((void)0)
-#define V7_TRACE_KT(p, i, e) ((void)0)
+__device__ __forceinline__ uint32_t *v7_trace_row0(const sm90_params &p) {
+    (void)p;
+    return nullptr;
+}
+#define V7_TRACE_KT(row0, i, e) ((void)0)
 #endif
 /* the CTA's first and last readings (thread 0) */
 __device__ __forceinline__ void ss_trace_begin(const sm90_params &p, uint32_t cta_rank, int nk) {
@@ -575,15 +587,17 @@ __device__ __noinline__ void store_pair(const epi_dst &e, int row, int col, floa
  * lane 0 issues the TMA (and the bulk scale copies), every lane arrives on `full` (its
  * init count is 1 + 32), after its cp.asyncs of the scale codes for linear or unaligned
  * scales. V7TRACE (v7 in TETRA_GEMM_TRACE builds): lane 0 writes V7_TK_R_EMPTY and
- * V7_TK_R_ISSUED of K-tile ti of the CTA's range. */
+ * V7_TK_R_ISSUED of K-tile ti of the CTA's range (tr0: v7_trace_row0). */
 template <class C, bool FRAG = false, bool V7TRACE = false>
 __device__ __forceinline__ void produce_raw_stage(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
                                                   uint32_t full, uint32_t empty, uint32_t slot, uint32_t phase,
-                                                  int n0, int l, int kt, int lane, int diag, int ti = 0) {
+                                                  int n0, int l, int kt, int lane, int diag, uint32_t *tr0 = nullptr,
+                                                  int ti = 0) {
     const uint8_t *sc = p.scales + (int64_t)l * p.scale_batch;
+    (void)tr0;
     (void)ti;
     mbar_wait(empty, phase ^ 1); /* read by every consumer (transform) thread */
-    if (V7TRACE && lane == 0) V7_TRACE_KT(p, ti, V7_TK_R_EMPTY);
+    if (V7TRACE && lane == 0) V7_TRACE_KT(tr0, ti, V7_TK_R_EMPTY);
     if (lane == 0) {
         /* bulk scales: 128-row blocks past the padded rows do not exist; their
          * smem rows (>= N) only feed outputs that are never stored */
@@ -596,7 +610,7 @@ __device__ __forceinline__ void produce_raw_stage(const CUtensorMap *tm_b, const
         for (int b = 0; b < nblk; b++)
             bulk_load(sb + C::OFF_BSC + slot * C::BSC_BYTES + 512 * b,
                       sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, full);
-        if (V7TRACE) V7_TRACE_KT(p, ti, V7_TK_R_ISSUED);
+        if (V7TRACE) V7_TRACE_KT(tr0, ti, V7_TK_R_ISSUED);
     }
     if (p.scale_bulk || diag >= 3) {
         mbar_arrive(full);
@@ -686,6 +700,8 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
                                                uint32_t rempty, int m0, int n0, int l, int kt0, int nk, int lane,
                                                int diag, uint32_t cta_rank = 0, bool half_a = false) {
     const int pw = (threadIdx.x % 128) / 32;
+    uint32_t *const tr0 = V7TRACE ? v7_trace_row0(p) : nullptr;
+    (void)tr0;
     if (pw == 0) {
         if (lane == 0) {
             ring_pos<C::SA> ra = {0, 0};
@@ -695,17 +711,17 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
                      * the TMA below follows, no read of the peer's data (.acquire.cluster
                      * adds an L1 invalidation, CCTL.IVALL, per wait) */
                     mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1);
-                    if (V7TRACE) V7_TRACE_KT(p, i, V7_TK_A_EMPTY);
+                    if (V7TRACE) V7_TRACE_KT(tr0, i, V7_TK_A_EMPTY);
                     if (half_a) { /* tokens only in the first half: rank 0 loads it for both */
                         mbar_arrive_expect_tx(afull + 8 * ra.slot, C::A_TILE_BYTES / 2);
                         if (cta_rank == 0)
                             tma_load_3d_multicast(sb + C::OFF_A + ra.slot * C::A_TILE_BYTES, tm_a, (kt0 + i) * W_BK,
                                                   m0, l, afull + 8 * ra.slot, (uint16_t)0x3);
-                        if (V7TRACE) V7_TRACE_KT(p, i, V7_TK_A_ISSUED);
+                        if (V7TRACE) V7_TRACE_KT(tr0, i, V7_TK_A_ISSUED);
                         continue;
                     }
                     issue_a_multicast<C>(tm_a, sb, afull + 8 * ra.slot, ra.slot, kt0 + i, m0, l, cta_rank, p.m);
-                    if (V7TRACE) V7_TRACE_KT(p, i, V7_TK_A_ISSUED);
+                    if (V7TRACE) V7_TRACE_KT(tr0, i, V7_TK_A_ISSUED);
                     continue;
                 }
                 mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1); /* its last K-tile's wgmma completed */
@@ -720,7 +736,7 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
     ring_pos<C::SR> rr = {0, 0};
     for (int i = 0; i < nk; i++, rr.next())
         produce_raw_stage<C, FRAG, V7TRACE>(tm_b, p, sb, rfull + 8 * rr.slot, rempty + 8 * rr.slot, rr.slot, rr.phase,
-                                            n0, l, kt0 + i, lane, diag, i);
+                                            n0, l, kt0 + i, lane, diag, tr0, i);
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 
@@ -1503,24 +1519,27 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
 #pragma unroll
         for (int j = 0; j < 16; j++) f0[j] = f1[j] = 0;
 
-    /* TETRA_GEMM_TRACE: lane 0 of consumer warps 0 and 4 write the readings (tr_ev: this
-     * warpgroup's first V7_TK_* reading); compiled out otherwise */
+    /* TETRA_GEMM_TRACE: lane 0 of consumer warps 0 and 4 write the readings; compiled out
+     * otherwise. tr_row0: this warpgroup's first reading of K-tile 0, tr_on: tracing (a
+     * loop-invariant predicate). Indexed by the K-tile (a pointer advanced per step instead
+     * made ptxas rematerialize the fragment addresses in the loop: +12 instructions per K-tile) */
     const bool tracer = TETRA_V7_TRACED && threadIdx.x % 128 == 0;
-    const int tr_ev = wg * V7_TK_WG;
-    (void)tr_ev;
-#define V7_STAMP(i, e)                                                                                                \
+    const bool tr_on = tracer && v7_trace_row0(p) != nullptr;
+    uint32_t *const tr_row0 = tr_on ? v7_trace_row0(p) + wg * V7_TK_WG : nullptr;
+    (void)tr_row0;
+#define V7_STAMP(row, e) /* reading e of the K-tile whose readings start at row */                                 \
     do {                                                                                                              \
-        if (tracer) V7_TRACE_KT(p, i, tr_ev + (e));                                                                   \
+        if (TETRA_V7_TRACED && tr_on) (row)[e] = (uint32_t)clock64();                                                 \
     } while (0)
 #define V7_STAMP_HDR(w0, w1)                                                                                          \
     do {                                                                                                              \
         if (tracer) SS_TRACE_HDR(p, wg ? (w1) : (w0), (uint32_t)clock64());                                          \
     } while (0)
-    /* raw stage j (j: K-tile of this CTA's range, for the trace) */
-    auto load_frag = [&](uint32_t (&f)[16], int j) {
-        (void)j;
+    /* the next raw stage (tr_row: its K-tile's readings) */
+    auto load_frag = [&](uint32_t (&f)[16], uint32_t *tr_row) {
+        (void)tr_row;
         mbar_wait(rfull + 8 * rr.slot, rr.phase);
-        V7_STAMP(j, V7_TK_C_RFULL);
+        V7_STAMP(tr_row, V7_TK_C_RFULL);
         const uint32_t sc = sb + C::OFF_BSC + rr.slot * C::BSC_BYTES;
         if (FRAG)
             dequant_frag_prepared<IS_BF16>(f, sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off, sc + sc_off0,
@@ -1528,34 +1547,38 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
         else if (diag != 1 && diag != 4)
             dequant_frag<IS_BF16>(f, sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off, sc + sc_off0,
                                   sc + sc_off1, sel);
-        V7_STAMP(j, V7_TK_C_DEQUANT);
         mbar_arrive(rempty + 8 * rr.slot); /* release: ordered after this thread's reads */
+        /* after the arrive (which ptxas schedules right after the loads; a reading before it
+         * would hold it behind the arithmetic: nothing moves across a clock read) */
+        V7_STAMP(tr_row, V7_TK_C_DEQUANT);
         rr.next();
     };
     auto step = [&](int i, const uint32_t (&cur)[16], uint32_t (&nxt)[16]) {
         const uint32_t db = db0 + ra.slot * (C::A_TILE_BYTES / 16);
+        uint32_t *const tr_row = tr_on ? tr_row0 + i * V7_TK_N : nullptr; /* computed once per step */
+        (void)tr_row;
         mbar_wait(afull + 8 * ra.slot, ra.phase);
-        V7_STAMP(i, V7_TK_C_AFULL);
+        V7_STAMP(tr_row, V7_TK_C_AFULL);
         wgmma_acc_fence<C::NACC>(acc);
         wgmma_fence();
 #pragma unroll
         for (int s = 0; s < W_BK / 16; s++) wgmma_rs_k16<IS_BF16, BT>(acc, cur + 4 * s, wgmma_desc_of(db + s * 32 / 16));
         wgmma_commit();
-        V7_STAMP(i, V7_TK_C_ISSUED);
+        V7_STAMP(tr_row, V7_TK_C_ISSUED);
         wgmma_acc_fence<C::NACC>(acc);
         wgmma_wait<1>(); /* K-tile i - 1's group has completed: its A stage and nxt are free */
         wgmma_acc_fence<C::NACC>(acc);
-        V7_STAMP(i, V7_TK_C_WAIT1);
+        V7_STAMP(tr_row, V7_TK_C_WAIT1);
         if (i > 0 && lane == 0) { /* both CTAs' producers write this stage */
             mbar_arrive(aempty + 8 * a_prev);
             mbar_arrive_remote(aempty_peer + 8 * a_prev);
         }
         a_prev = ra.slot;
         ra.next();
-        if (i + 1 < nk) load_frag(nxt, i + 1);
+        if (i + 1 < nk) load_frag(nxt, tr_row + V7_TK_N);
     };
     V7_STAMP_HDR(SS_TR_INIT, V7_TR_INIT1); /* the first K-tile's start */
-    load_frag(f0, 0); /* nk >= 1: the launcher keeps splits <= K-tiles */
+    load_frag(f0, tr_row0); /* nk >= 1: the launcher keeps splits <= K-tiles */
     for (int i = 0; i < nk; i += 2) {
         step(i, f0, f1);
         if (i + 1 < nk) step(i + 1, f1, f0);
@@ -2891,7 +2914,7 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
     }
 #ifdef TETRA_GEMM_TRACE
     if (getenv("TETRA_GEMM_TRACE_OUT")) /* v10.3 or v7 */
-        return launch_traced(lc, kernel, tm_a, tm_b, prm, p, BT == 256 ? SS_TK_N : V7_TK_N,
+        return launch_traced(lc, kernel, tm_a, tm_b, prm, p, BT == 256 ? (long long)SS_TK_N : (long long)V7_TK_N,
                              BT == 256 ? TRACE_MAGIC_SS : TRACE_MAGIC_V7);
 #endif
     TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, kernel, tm_a, tm_b, prm));
