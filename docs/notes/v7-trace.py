@@ -125,7 +125,8 @@ def consumed(times, t):
 def cta_stats(r, blk, ns_per_clk, peer):
     kt, nk = r["kt"], r["nk"]
     s = {k: [] for k in ("period", "tensor_wait", "gap", "rfull", "dequant", "afull", "issue", "a_empty", "r_empty",
-                         "a_issue", "r_issue", "a_lead", "r_lead", "a_ahead", "r_ahead", "peer_a_late")}
+                         "a_issue", "r_issue", "a_lead", "r_lead", "a_ahead", "r_ahead", "peer_a_late",
+                         "order_bad")}
     s.update({k + "_wg%d" % w: [] for k in ("period", "tensor_wait", "rfull", "afull") for w in (0, 1)})
     steady = range(2, nk - 1)  # i and i + 1 both steady
     g = lambda i, e: kt[i][e]
@@ -137,6 +138,8 @@ def cta_stats(r, blk, ns_per_clk, peer):
             af, iss1 = g(i + 1, o + TK["C_AFULL"]), g(i + 1, o + TK["C_ISSUED"])
             if None in (iss, w1, rf, dq, af, iss1):
                 continue
+            # the readings of one warpgroup must come in program order
+            s["order_bad"].append(0 if iss < w1 <= rf <= dq <= af < iss1 else 1)
             for k, v in (("period", iss1 - iss), ("tensor_wait", w1 - iss), ("rfull", rf - w1), ("afull", af - dq)):
                 s[k].append(v)
                 s[k + "_wg%d" % w].append(v)
@@ -207,11 +210,12 @@ def analyse(tr, blk=100):
                         med={k: med(v) for k, v in s.items()}, blocked=b, fixed=f))
     # blocked shares over all K-tiles (not the mean of per-CTA shares)
     blocked_all = {k: (sum(1 for x in allk[k] if x > blk) / len(allk[k]) if allk.get(k) else None) for k in allb}
+    order = allk.pop("order_bad", [])
     span_ns = max(r["gt1"] for r in recs) - min(r["gt0"] for r in recs)
     r0 = recs[0]
     return dict(grid=tr["grid"], ktiles=tr["ktiles"], bt=r0["bt"], frag=r0["frag"], ctas=len(recs),
                 sms=len(set(r["sm"] for r in recs)), ns_per_clk=ns_per_clk, clock_ghz=1 / ns_per_clk,
-                span_us=span_ns / 1e3, block=blk, stats={k: pct(v) for k, v in allk.items()},
+                span_us=span_ns / 1e3, block=blk, order_bad=(sum(order), len(order)), stats={k: pct(v) for k, v in allk.items()},
                 blocked=blocked_all, blocked_cta=({k: pct(v) for k, v in allb.items()}),
                 fixed={k: pct(v) for k, v in allf.items()}, per_cta=per)
 
@@ -230,6 +234,7 @@ def report(res, max_ctas=None, out=sys.stdout):
     p("v7 trace: grid %s, BT %d, %s weights, %d K-tiles, %d CTAs on %d SMs, span %.2f us at %.3f GHz" %
       (res["grid"], res["bt"], "fragment" if res["frag"] else "standard", res["ktiles"], res["ctas"], res["sms"],
        trunc(res["span_us"], 2), trunc(res["clock_ghz"], 3)))
+    p("readings out of program order: %d of %d steady K-tiles (expected 0)" % res["order_bad"])
     p("per steady K-tile (both warpgroups), cycles: p10 / median / p90")
     for k in ORDER:
         if res["stats"].get(k):
@@ -363,6 +368,17 @@ def selftest():
     check("wg1_init_lag", fx["wg1_init_lag"], (P["wg1"],) * 3)
     check("clock", trunc(res["clock_ghz"], 3), 2.0)
     check("ctas", res["ctas"], 4)
+    check("order", res["order_bad"], (0, 4 * 2 * len(steady)))
+    # a v10.3 file ("TRAC") is refused
+    raw = bytearray(open(path, "rb").read())
+    raw[0:8] = struct.pack("<q", 0x54524143)
+    p2 = path + ".trac"
+    open(p2, "wb").write(bytes(raw))
+    try:
+        load(p2)
+        check("TRAC refused", False, True)
+    except SystemExit:
+        check("TRAC refused", True, True)
     import io
     buf = io.StringIO()
     report(res, out=buf)  # must not raise
