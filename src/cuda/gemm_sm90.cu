@@ -138,7 +138,7 @@ struct sm90_params {
     int diag; /* TETRA_GEMM_DIAG builds only: 1 no dequant, 3 no scale loads, 4 = 1+3 */
     int frag; /* B in TETRA_SCALE_FRAGMENT_128X64 (the launcher picks v7's FRAG instances) */
 #ifdef TETRA_GEMM_TRACE
-    unsigned long long *trace; /* the BT-256 kernel's per-CTA clock trace (NULL: none), trace_stride words per CTA */
+    unsigned long long *trace; /* v10.3's / v7's per-CTA clock trace (NULL: none), trace_stride words per CTA */
     long long trace_stride;
 #endif
 };
@@ -1521,8 +1521,9 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
 
     /* TETRA_GEMM_TRACE: lane 0 of consumer warps 0 and 4 write the readings; compiled out
      * otherwise. tr_row0: this warpgroup's first reading of K-tile 0, tr_on: tracing (a
-     * loop-invariant predicate). Indexed by the K-tile (a pointer advanced per step instead
-     * made ptxas rematerialize the fragment addresses in the loop: +12 instructions per K-tile) */
+     * loop-invariant predicate); each step derives its K-tile's row once, so a reading is a
+     * clock read and a store (the cheapest of the variants tried, docs/notes/gemm-sm90.md
+     * "v7 clock trace") */
     const bool tracer = TETRA_V7_TRACED && threadIdx.x % 128 == 0;
     const bool tr_on = tracer && v7_trace_row0(p) != nullptr;
     uint32_t *const tr_row0 = tr_on ? v7_trace_row0(p) + wg * V7_TK_WG : nullptr;
