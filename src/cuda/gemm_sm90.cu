@@ -138,7 +138,7 @@ struct sm90_params {
     int diag; /* TETRA_GEMM_DIAG builds only: 1 no dequant, 3 no scale loads, 4 = 1+3 */
     int frag; /* B in TETRA_SCALE_FRAGMENT_128X64 (the launcher picks v7's FRAG instances) */
 #ifdef TETRA_GEMM_TRACE
-    unsigned long long *trace; /* the BT-256 kernel's per-CTA clock trace (NULL: none), trace_stride words per CTA */
+    unsigned long long *trace; /* v10.3's / v7's per-CTA clock trace (NULL: none), trace_stride words per CTA */
     long long trace_stride;
 #endif
 };
@@ -147,6 +147,114 @@ struct sm90_params {
  * launcher reads it once per device, so a build without sm_90a code reports
  * UNSUPPORTED instead of running an empty kernel. */
 __device__ int g_wgmma_kernel_built = TETRA_SM90_DEVICE;
+
+/* TETRA_GEMM_TRACE builds only (-DTETRA_GEMM_TRACE in CMAKE_CUDA_FLAGS; a diagnostic, never
+ * shipped): the BT-256 kernel (v10.3) and v7 (BT 64 / 128) write a clock trace of every CTA when
+ * the launcher was asked for one (TETRA_GEMM_TRACE_OUT, launch_t, launch_traced). Per CTA,
+ * trace_stride 64-bit words: a 16-word header (SS_TR_* below; v7 adds V7_TR_*), then per
+ * K-tile SS_TK_N (v10.3) or V7_TK_N (v7) 32-bit SM-clock readings, two per word.
+ * v10.3 (SS_TK_*): consumer warp 0 around its waits, lane 0 of each transform warp after its
+ * W-empty wait and after its W-full arrive, the A issuer after its step.
+ * clock64 is per SM: CLK0 and STORED hold all 64 bits (CTAs of one SM compare), the rest the
+ * low 32. */
+enum { SS_TR_SMID, SS_TR_GT0, SS_TR_CLK0, SS_TR_INIT, SS_TR_LOOP_END, SS_TR_DRAINED, SS_TR_STORED, SS_TR_GT1,
+       SS_TR_NK, SS_TR_SYNCED, SS_TR_HDR = 16 };
+enum { SS_TK_C_WAIT, SS_TK_C_WFULL, SS_TK_C_AFULL, SS_TK_C_PREV_DONE, SS_TK_X_WEMPTY0, /* + transform warp */
+       SS_TK_X_DONE0 = SS_TK_X_WEMPTY0 + 4, SS_TK_A_ISSUED = SS_TK_X_DONE0 + 4, SS_TK_N };
+/* v7's trace (session 18 helper v7trace; docs/notes/v7-trace.py reads it). Header: SS_TR_*
+ * as above for thread 0 (warpgroup 0: INIT = first K-tile start, LOOP_END, DRAINED = after
+ * wgmma_wait<0>, STORED / GT1 = epilogue end), the same three 32-bit readings and the
+ * epilogue end of thread 128 (warpgroup 1) in V7_TR_*1, and V7_TR_LAYOUT = V7_TK_N | FRAG << 8
+ * | BT << 16. Per K-tile i, lane 0 of consumer warps 0 and 4 (one per warpgroup; warpgroup 1's
+ * readings at + V7_TK_WG): C_RFULL its rfull wait returned for raw stage i, C_DEQUANT that
+ * stage dequantized (K-tile i's fragments, made during K-tile i - 1's step), C_AFULL its
+ * afull wait returned for A stage i, C_ISSUED K-tile i's 4 wgmmas issued and committed,
+ * C_WAIT1 its wgmma_wait<1> returned (K-tile i - 1's group complete); the A issuer (producer
+ * warp 0, lane 0): A_EMPTY its aempty wait for stage i returned, A_ISSUED stage i's TMA
+ * issued; the raw issuer (producer warp 1, lane 0): R_EMPTY its rempty wait returned,
+ * R_ISSUED the TMA and bulk scale copies of raw stage i issued. An issuer's empty wait for
+ * stage i took (X_EMPTY[i] - X_ISSUED[i - 1]). */
+enum { V7_TR_INIT1 = 10, V7_TR_LOOP_END1, V7_TR_DRAINED1, V7_TR_STORED1, V7_TR_LAYOUT = 15 };
+enum { V7_TK_C_RFULL, V7_TK_C_DEQUANT, V7_TK_C_AFULL, V7_TK_C_ISSUED, V7_TK_C_WAIT1, V7_TK_WG, /* + warpgroup 1 */
+       V7_TK_A_EMPTY = 2 * V7_TK_WG, V7_TK_A_ISSUED, V7_TK_R_EMPTY, V7_TK_R_ISSUED, V7_TK_N };
+static_assert((int)V7_TR_LAYOUT < (int)SS_TR_HDR, "trace header");
+#ifdef TETRA_GEMM_TRACE
+#define TETRA_V7_TRACED true /* v7's readings compiled in (written only when p.trace is set) */
+#else
+#define TETRA_V7_TRACED false
+#endif
+/* v7's setmaxnreg split: producer 56, consumers 224 (128 x 56 + 256 x 224 = 384 x 168). The
+ * producer region is held to its value; the raw issuer's trace readings need a few more
+ * registers there (4 bytes spilled at 56), so TETRA_GEMM_TRACE builds give it 64 and the
+ * consumers 216 (they are compiled to the launch bound's 168 either way: no change there). */
+enum { V7_PRODUCER_REGS = TETRA_V7_TRACED ? 64 : 56, V7_CONSUMER_REGS = TETRA_V7_TRACED ? 216 : 224 };
+static_assert(128 * V7_PRODUCER_REGS + 256 * V7_CONSUMER_REGS <= 168 * 384, "setmaxnreg pool");
+#if TETRA_SM90_DEVICE
+#ifdef TETRA_GEMM_TRACE
+__device__ __forceinline__ unsigned long long *ss_trace_cta(const sm90_params &p) {
+    const long long cta = blockIdx.x + (long long)gridDim.x * (blockIdx.y + (long long)gridDim.y * blockIdx.z);
+    return p.trace + cta * p.trace_stride;
+}
+__device__ __forceinline__ unsigned long long ss_globaltimer() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+#define SS_TRACE_HDR(p, w, v)                                                                                         \
+    do {                                                                                                              \
+        if ((p).trace) ss_trace_cta(p)[w] = (v);                                                                      \
+    } while (0)
+/* reading e of K-tile i, n readings per K-tile: one 32-bit store */
+#define TR_KT(p, n, i, e)                                                                                             \
+    do {                                                                                                              \
+        if ((p).trace) ((uint32_t *)(ss_trace_cta(p) + SS_TR_HDR))[(i) * (n) + (e)] = (uint32_t)clock64();           \
+    } while (0)
+#define SS_TRACE_KT(p, i, e) TR_KT(p, SS_TK_N, i, e)
+/* v7: row0 = this CTA's first reading of K-tile 0 (v7_trace_row0; NULL: none), computed once
+ * (re-deriving the CTA's row per reading cost ~15 instructions each) */
+__device__ __forceinline__ uint32_t *v7_trace_row0(const sm90_params &p) {
+    return p.trace ? (uint32_t *)(ss_trace_cta(p) + SS_TR_HDR) : nullptr;
+}
+#define V7_TRACE_KT(row0, i, e)                                                                                       \
+    do {                                                                                                              \
+        if (row0) (row0)[(i) * V7_TK_N + (e)] = (uint32_t)clock64();                                                  \
+    } while (0)
+#else
+#define SS_TRACE_HDR(p, w, v) ((void)0)
+#define SS_TRACE_KT(p, i, e) ((void)0)
+__device__ __forceinline__ uint32_t *v7_trace_row0(const sm90_params &p) {
+    (void)p;
+    return nullptr;
+}
+#define V7_TRACE_KT(row0, i, e) ((void)0)
+#endif
+/* the CTA's first and last readings (thread 0) */
+__device__ __forceinline__ void ss_trace_begin(const sm90_params &p, uint32_t cta_rank, int nk) {
+#ifdef TETRA_GEMM_TRACE
+    if (!p.trace) return;
+    unsigned long long *h = ss_trace_cta(p);
+    uint32_t smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    h[SS_TR_SMID] = smid | (unsigned long long)cta_rank << 32;
+    h[SS_TR_GT0] = ss_globaltimer();
+    h[SS_TR_CLK0] = clock64(); /* all 64 bits: CTAs of one SM compare */
+    h[SS_TR_NK] = (unsigned long long)nk;
+#else
+    (void)p;
+    (void)cta_rank;
+    (void)nk;
+#endif
+}
+__device__ __forceinline__ void ss_trace_end(const sm90_params &p) {
+#ifdef TETRA_GEMM_TRACE
+    if (!p.trace) return;
+    ss_trace_cta(p)[SS_TR_STORED] = clock64();
+    ss_trace_cta(p)[SS_TR_GT1] = ss_globaltimer();
+#else
+    (void)p;
+#endif
+}
+#endif /* TETRA_SM90_DEVICE */
 
 #if TETRA_SM90_DEVICE
 /* This CTA's batch index, split and K-tile range [kt0, kt0 + nk) (grid z = l + batch * split),
@@ -478,13 +586,18 @@ __device__ __noinline__ void store_pair(const epi_dst &e, int row, int col, floa
  * whole warp: every lane waits for the slot to be free (`empty`, the phase before `phase`),
  * lane 0 issues the TMA (and the bulk scale copies), every lane arrives on `full` (its
  * init count is 1 + 32), after its cp.asyncs of the scale codes for linear or unaligned
- * scales. */
-template <class C, bool FRAG = false>
+ * scales. V7TRACE (v7 in TETRA_GEMM_TRACE builds): lane 0 writes V7_TK_R_EMPTY and
+ * V7_TK_R_ISSUED of K-tile ti of the CTA's range (tr0: v7_trace_row0). */
+template <class C, bool FRAG = false, bool V7TRACE = false>
 __device__ __forceinline__ void produce_raw_stage(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
                                                   uint32_t full, uint32_t empty, uint32_t slot, uint32_t phase,
-                                                  int n0, int l, int kt, int lane, int diag) {
+                                                  int n0, int l, int kt, int lane, int diag, uint32_t *tr0 = nullptr,
+                                                  int ti = 0) {
     const uint8_t *sc = p.scales + (int64_t)l * p.scale_batch;
+    (void)tr0;
+    (void)ti;
     mbar_wait(empty, phase ^ 1); /* read by every consumer (transform) thread */
+    if (V7TRACE && lane == 0) V7_TRACE_KT(tr0, ti, V7_TK_R_EMPTY);
     if (lane == 0) {
         /* bulk scales: 128-row blocks past the padded rows do not exist; their
          * smem rows (>= N) only feed outputs that are never stored */
@@ -497,6 +610,7 @@ __device__ __forceinline__ void produce_raw_stage(const CUtensorMap *tm_b, const
         for (int b = 0; b < nblk; b++)
             bulk_load(sb + C::OFF_BSC + slot * C::BSC_BYTES + 512 * b,
                       sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, full);
+        if (V7TRACE) V7_TRACE_KT(tr0, ti, V7_TK_R_ISSUED);
     }
     if (p.scale_bulk || diag >= 3) {
         mbar_arrive(full);
@@ -578,13 +692,16 @@ __device__ __forceinline__ void issue_a_multicast(const CUtensorMap *tm_a, uint3
  * box is half the tile) into that half of the stage in BOTH CTAs; each CTA's afull stage
  * expects the whole tile (its own half and the peer's), and its aempty stage counts the
  * consumer warps of both CTAs, since either CTA's next load overwrites both copies. The
- * halves are 1024-byte multiples, so the 128B swizzle pattern is that of the whole tile. */
-template <class C, bool MULTICAST_A = false, bool FRAG = false>
+ * halves are 1024-byte multiples, so the 128B swizzle pattern is that of the whole tile.
+ * V7TRACE (v7 in TETRA_GEMM_TRACE builds): the issuers' V7_TK_A_* / V7_TK_R_* readings. */
+template <class C, bool MULTICAST_A = false, bool FRAG = false, bool V7TRACE = false>
 __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CUtensorMap *tm_b, const sm90_params &p,
                                                uint32_t sb, uint32_t afull, uint32_t aempty, uint32_t rfull,
                                                uint32_t rempty, int m0, int n0, int l, int kt0, int nk, int lane,
                                                int diag, uint32_t cta_rank = 0, bool half_a = false) {
     const int pw = (threadIdx.x % 128) / 32;
+    uint32_t *const tr0 = V7TRACE ? v7_trace_row0(p) : nullptr;
+    (void)tr0;
     if (pw == 0) {
         if (lane == 0) {
             ring_pos<C::SA> ra = {0, 0};
@@ -594,14 +711,17 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
                      * the TMA below follows, no read of the peer's data (.acquire.cluster
                      * adds an L1 invalidation, CCTL.IVALL, per wait) */
                     mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1);
+                    if (V7TRACE) V7_TRACE_KT(tr0, i, V7_TK_A_EMPTY);
                     if (half_a) { /* tokens only in the first half: rank 0 loads it for both */
                         mbar_arrive_expect_tx(afull + 8 * ra.slot, C::A_TILE_BYTES / 2);
                         if (cta_rank == 0)
                             tma_load_3d_multicast(sb + C::OFF_A + ra.slot * C::A_TILE_BYTES, tm_a, (kt0 + i) * W_BK,
                                                   m0, l, afull + 8 * ra.slot, (uint16_t)0x3);
+                        if (V7TRACE) V7_TRACE_KT(tr0, i, V7_TK_A_ISSUED);
                         continue;
                     }
                     issue_a_multicast<C>(tm_a, sb, afull + 8 * ra.slot, ra.slot, kt0 + i, m0, l, cta_rank, p.m);
+                    if (V7TRACE) V7_TRACE_KT(tr0, i, V7_TK_A_ISSUED);
                     continue;
                 }
                 mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1); /* its last K-tile's wgmma completed */
@@ -615,8 +735,8 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
     if (pw != 1) return;
     ring_pos<C::SR> rr = {0, 0};
     for (int i = 0; i < nk; i++, rr.next())
-        produce_raw_stage<C, FRAG>(tm_b, p, sb, rfull + 8 * rr.slot, rempty + 8 * rr.slot, rr.slot, rr.phase, n0, l,
-                                   kt0 + i, lane, diag);
+        produce_raw_stage<C, FRAG, V7TRACE>(tm_b, p, sb, rfull + 8 * rr.slot, rempty + 8 * rr.slot, rr.slot, rr.phase,
+                                            n0, l, kt0 + i, lane, diag, tr0, i);
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 
@@ -1309,7 +1429,8 @@ __device__ __forceinline__ void store_tile_t(const float (&acc)[BT / 2], const s
  * per pair (produce_stages<C, true>: each CTA's producer loads one half into both CTAs),
  * and a stage is refilled only after the consumer warps of BOTH CTAs released it (each
  * warp arrives on its own CTA's aempty and, through mapa, on the peer's). A CTA past N
- * (grid x is rounded up to even) computes on zero-filled weights and stores nothing. */
+ * (grid x is rounded up to even) computes on zero-filled weights and stores nothing.
+ * TETRA_GEMM_TRACE builds: the clock trace (V7_TR_*, V7_TK_*) when p.trace is set. */
 template <bool IS_BF16, int BT, bool FRAG>
 __global__ void __launch_bounds__(W_THREADS, 1)
 gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
@@ -1330,6 +1451,10 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
 #else
     const int diag = 0;
 #endif
+    if (threadIdx.x == 0) {
+        ss_trace_begin(p, cta_rank, nk);
+        SS_TRACE_HDR(p, V7_TR_LAYOUT, (unsigned long long)(V7_TK_N | (FRAG ? 1 : 0) << 8 | BT << 16));
+    }
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < C::SA; s++) {
@@ -1359,11 +1484,12 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
      * CTAs' barriers must be initialized first (also the CTA-wide barrier __syncthreads was) */
     cluster_arrive();
     cluster_wait();
+    if (threadIdx.x == 0) SS_TRACE_HDR(p, SS_TR_SYNCED, (uint32_t)clock64());
 
     if (wg == 2) {
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n");
-        produce_stages<C, true, FRAG>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0, n0, l, kt0, nk, lane, diag,
-                                      cta_rank, half_a);
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)V7_PRODUCER_REGS));
+        produce_stages<C, true, FRAG, TETRA_V7_TRACED>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0, n0, l,
+                                                       kt0, nk, lane, diag, cta_rank, half_a);
         /* the exit barrier (see the consumers'): barrier.cluster would also let exited
          * threads through, but taking part costs these idle warps nothing */
         cluster_arrive();
@@ -1371,7 +1497,7 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
         return;
     }
 
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 224;\n");
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"((int)V7_CONSUMER_REGS));
     float acc[C::NACC];
 #pragma unroll
     for (int i = 0; i < C::NACC; i++) acc[i] = 0.0f;
@@ -1393,8 +1519,28 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
 #pragma unroll
         for (int j = 0; j < 16; j++) f0[j] = f1[j] = 0;
 
-    auto load_frag = [&](uint32_t (&f)[16]) {
+    /* TETRA_GEMM_TRACE: lane 0 of consumer warps 0 and 4 write the readings; compiled out
+     * otherwise. tr_row0: this warpgroup's first reading of K-tile 0, tr_on: tracing (a
+     * loop-invariant predicate); each step derives its K-tile's row once, so a reading is a
+     * clock read and a store (the cheapest of the variants tried, docs/notes/gemm-sm90.md
+     * "v7 clock trace") */
+    const bool tracer = TETRA_V7_TRACED && threadIdx.x % 128 == 0;
+    const bool tr_on = tracer && v7_trace_row0(p) != nullptr;
+    uint32_t *const tr_row0 = tr_on ? v7_trace_row0(p) + wg * V7_TK_WG : nullptr;
+    (void)tr_row0;
+#define V7_STAMP(row, e) /* reading e of the K-tile whose readings start at row */                                 \
+    do {                                                                                                              \
+        if (TETRA_V7_TRACED && tr_on) (row)[e] = (uint32_t)clock64();                                                 \
+    } while (0)
+#define V7_STAMP_HDR(w0, w1)                                                                                          \
+    do {                                                                                                              \
+        if (tracer) SS_TRACE_HDR(p, wg ? (w1) : (w0), (uint32_t)clock64());                                          \
+    } while (0)
+    /* the next raw stage (tr_row: its K-tile's readings) */
+    auto load_frag = [&](uint32_t (&f)[16], uint32_t *tr_row) {
+        (void)tr_row;
         mbar_wait(rfull + 8 * rr.slot, rr.phase);
+        V7_STAMP(tr_row, V7_TK_C_RFULL);
         const uint32_t sc = sb + C::OFF_BSC + rr.slot * C::BSC_BYTES;
         if (FRAG)
             dequant_frag_prepared<IS_BF16>(f, sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off, sc + sc_off0,
@@ -1403,41 +1549,58 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
             dequant_frag<IS_BF16>(f, sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off, sc + sc_off0,
                                   sc + sc_off1, sel);
         mbar_arrive(rempty + 8 * rr.slot); /* release: ordered after this thread's reads */
+        /* after the arrive (which ptxas schedules right after the loads; a reading before it
+         * would hold it behind the arithmetic: nothing moves across a clock read) */
+        V7_STAMP(tr_row, V7_TK_C_DEQUANT);
         rr.next();
     };
     auto step = [&](int i, const uint32_t (&cur)[16], uint32_t (&nxt)[16]) {
         const uint32_t db = db0 + ra.slot * (C::A_TILE_BYTES / 16);
+        uint32_t *const tr_row = tr_on ? tr_row0 + i * V7_TK_N : nullptr; /* computed once per step */
+        (void)tr_row;
         mbar_wait(afull + 8 * ra.slot, ra.phase);
+        V7_STAMP(tr_row, V7_TK_C_AFULL);
         wgmma_acc_fence<C::NACC>(acc);
         wgmma_fence();
 #pragma unroll
         for (int s = 0; s < W_BK / 16; s++) wgmma_rs_k16<IS_BF16, BT>(acc, cur + 4 * s, wgmma_desc_of(db + s * 32 / 16));
         wgmma_commit();
+        V7_STAMP(tr_row, V7_TK_C_ISSUED);
         wgmma_acc_fence<C::NACC>(acc);
         wgmma_wait<1>(); /* K-tile i - 1's group has completed: its A stage and nxt are free */
         wgmma_acc_fence<C::NACC>(acc);
+        V7_STAMP(tr_row, V7_TK_C_WAIT1);
         if (i > 0 && lane == 0) { /* both CTAs' producers write this stage */
             mbar_arrive(aempty + 8 * a_prev);
             mbar_arrive_remote(aempty_peer + 8 * a_prev);
         }
         a_prev = ra.slot;
         ra.next();
-        if (i + 1 < nk) load_frag(nxt);
+        if (i + 1 < nk) load_frag(nxt, tr_row + V7_TK_N);
     };
-    load_frag(f0); /* nk >= 1: the launcher keeps splits <= K-tiles */
+    V7_STAMP_HDR(SS_TR_INIT, V7_TR_INIT1); /* the first K-tile's start */
+    load_frag(f0, tr_row0); /* nk >= 1: the launcher keeps splits <= K-tiles */
     for (int i = 0; i < nk; i += 2) {
         step(i, f0, f1);
         if (i + 1 < nk) step(i + 1, f1, f0);
     }
+    V7_STAMP_HDR(SS_TR_LOOP_END, V7_TR_LOOP_END1);
     /* this CTA's last remote arrival is done; the wait below keeps its shared memory alive
      * until the peer's are (the peer's multicasts into it have all landed: every afull
      * stage was waited on) */
     cluster_arrive();
     wgmma_wait<0>();
     wgmma_acc_fence<C::NACC>(acc);
+    V7_STAMP_HDR(SS_TR_DRAINED, V7_TR_DRAINED1);
 
     /* ---- epilogue: store_tile_t (shared with the v10 kernel) */
     store_tile_t<BT>(acc, p, sb + C::OFF_A, m0, n0, l, split, wg, warp, lane);
+    if (tracer) {
+        if (wg == 0) ss_trace_end(p);
+        else SS_TRACE_HDR(p, V7_TR_STORED1, (uint32_t)clock64());
+    }
+#undef V7_STAMP
+#undef V7_STAMP_HDR
 #else
     (void)tm_a;
     (void)tm_b;
@@ -1510,67 +1673,7 @@ static_assert(SS_P_SMEM_BYTES <= 227 * 1024, "shared memory");
 static_assert(cfg_ss::SW * cfg_ss::W_TILE_BYTES >= cfg_ss::BT * 128 * 2, "v10.8: 16-bit D staged in the W ring");
 #endif
 
-/* TETRA_GEMM_TRACE builds only (-DTETRA_GEMM_TRACE in CMAKE_CUDA_FLAGS; a diagnostic, never
- * shipped): the BT-256 kernel writes a clock trace of every CTA when the launcher was asked for one
- * (TETRA_GEMM_TRACE_OUT, launch_t). Per CTA, trace_stride 64-bit words: a 16-word header
- * (SS_TR_* below), then SS_TK_N 32-bit SM-clock readings per K-tile (SS_TK_*): consumer warp 0
- * around its waits, lane 0 of each transform warp after its W-empty wait and after its
- * W-full arrive, the A issuer after its step. clock64 is per SM:
- * CLK0 and STORED hold all 64 bits (CTAs of one SM compare), the rest the low 32. */
-enum { SS_TR_SMID, SS_TR_GT0, SS_TR_CLK0, SS_TR_INIT, SS_TR_LOOP_END, SS_TR_DRAINED, SS_TR_STORED, SS_TR_GT1,
-       SS_TR_NK, SS_TR_SYNCED, SS_TR_HDR = 16 };
-enum { SS_TK_C_WAIT, SS_TK_C_WFULL, SS_TK_C_AFULL, SS_TK_C_PREV_DONE, SS_TK_X_WEMPTY0, /* + transform warp */
-       SS_TK_X_DONE0 = SS_TK_X_WEMPTY0 + 4, SS_TK_A_ISSUED = SS_TK_X_DONE0 + 4, SS_TK_N };
 #if TETRA_SM90_DEVICE
-#ifdef TETRA_GEMM_TRACE
-__device__ __forceinline__ unsigned long long *ss_trace_cta(const sm90_params &p) {
-    const long long cta = blockIdx.x + (long long)gridDim.x * (blockIdx.y + (long long)gridDim.y * blockIdx.z);
-    return p.trace + cta * p.trace_stride;
-}
-__device__ __forceinline__ unsigned long long ss_globaltimer() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-#define SS_TRACE_HDR(p, w, v)                                                                                         \
-    do {                                                                                                              \
-        if ((p).trace) ss_trace_cta(p)[w] = (v);                                                                      \
-    } while (0)
-#define SS_TRACE_KT(p, i, e)                                                                                          \
-    do {                                                                                                              \
-        if ((p).trace) ((uint32_t *)(ss_trace_cta(p) + SS_TR_HDR))[(i) * SS_TK_N + (e)] = (uint32_t)clock64();       \
-    } while (0)
-#else
-#define SS_TRACE_HDR(p, w, v) ((void)0)
-#define SS_TRACE_KT(p, i, e) ((void)0)
-#endif
-/* the CTA's first and last readings (thread 0) */
-__device__ __forceinline__ void ss_trace_begin(const sm90_params &p, uint32_t cta_rank, int nk) {
-#ifdef TETRA_GEMM_TRACE
-    if (!p.trace) return;
-    unsigned long long *h = ss_trace_cta(p);
-    uint32_t smid;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
-    h[SS_TR_SMID] = smid | (unsigned long long)cta_rank << 32;
-    h[SS_TR_GT0] = ss_globaltimer();
-    h[SS_TR_CLK0] = clock64(); /* all 64 bits: CTAs of one SM compare */
-    h[SS_TR_NK] = (unsigned long long)nk;
-#else
-    (void)p;
-    (void)cta_rank;
-    (void)nk;
-#endif
-}
-__device__ __forceinline__ void ss_trace_end(const sm90_params &p) {
-#ifdef TETRA_GEMM_TRACE
-    if (!p.trace) return;
-    ss_trace_cta(p)[SS_TR_STORED] = clock64();
-    ss_trace_cta(p)[SS_TR_GT1] = ss_globaltimer();
-#else
-    (void)p;
-#endif
-}
-
 /* One weight row of a K-tile (64 elements: 32 raw bytes in two 16-byte halves, 4 block
  * scales) dequantized into its 128-byte row of a W tile, v7's values: dequant_b_tile's
  * per-pair bit trick (PRMT to [even, 0, odd, 0], e2m1x2_bits, one HMUL2 by the pre-scaled
@@ -2635,17 +2738,20 @@ static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
 }
 
 #ifdef TETRA_GEMM_TRACE
-/* TETRA_GEMM_TRACE builds: launch the BT-256 kernel once with a trace buffer, wait for it and write the
- * trace to the file TETRA_GEMM_TRACE_OUT names (overwritten per call): 6 int64 (magic
- * 0x54524143, grid x, y, z, words per CTA, K-tiles of the problem), then the words
- * (docs/notes/session12-trace.py reads them). A diagnostic: synchronous, no split-K reduce. */
+/* TETRA_GEMM_TRACE builds: launch the BT-256 kernel (v10.3) or v7 (BT 64 / 128) once with a trace
+ * buffer, wait for it and write the trace to the file TETRA_GEMM_TRACE_OUT names (overwritten per
+ * call): 6 int64 (magic: 0x54524143 "TRAC" v10.3, 0x54524137 "TRA7" v7; grid x, y, z, words per
+ * CTA, K-tiles of the problem), then the words (docs/notes/session12-trace.py reads v10.3's,
+ * docs/notes/v7-trace.py v7's). kt_n: readings per K-tile. A diagnostic: synchronous; split-K
+ * partials without the in-kernel reduce get the reduce kernel after it. */
+enum { TRACE_MAGIC_SS = 0x54524143, TRACE_MAGIC_V7 = 0x54524137 };
 static tetra_status launch_traced(cudaLaunchConfig_t lc, void (*kernel)(const CUtensorMap, const CUtensorMap,
                                                                         const sm90_params),
                                   const CUtensorMap &tm_a, const CUtensorMap &tm_b, sm90_params prm,
-                                  const tetra_gemm_problem *p) {
+                                  const tetra_gemm_problem *p, long long kt_n, long long magic) {
     const long long ktiles = (p->k + W_BK - 1) / W_BK;
     const long long ctas = (long long)lc.gridDim.x * lc.gridDim.y * lc.gridDim.z;
-    prm.trace_stride = SS_TR_HDR + (ktiles * SS_TK_N + 1) / 2;
+    prm.trace_stride = SS_TR_HDR + (ktiles * kt_n + 1) / 2;
     const size_t bytes = (size_t)(ctas * prm.trace_stride) * 8;
     TETRA_CUDA_TRY(cudaMalloc((void **)&prm.trace, bytes));
     TETRA_CUDA_TRY(cudaMemset(prm.trace, 0, bytes));
@@ -2654,14 +2760,15 @@ static tetra_status launch_traced(cudaLaunchConfig_t lc, void (*kernel)(const CU
     unsigned long long *h = (unsigned long long *)malloc(bytes);
     FILE *f = fopen(getenv("TETRA_GEMM_TRACE_OUT"), "wb");
     if (h && f && cudaMemcpy(h, prm.trace, bytes, cudaMemcpyDeviceToHost) == cudaSuccess) {
-        const long long hdr[6] = {0x54524143, lc.gridDim.x, lc.gridDim.y, lc.gridDim.z, prm.trace_stride, ktiles};
+        const long long hdr[6] = {magic, lc.gridDim.x, lc.gridDim.y, lc.gridDim.z, prm.trace_stride, ktiles};
         fwrite(hdr, sizeof hdr, 1, f);
         fwrite(h, 1, bytes, f);
     }
     if (f) fclose(f);
     free(h);
     cudaFree(prm.trace);
-    return TETRA_OK;
+    prm.trace = NULL;
+    return prm.splits > 1 && !prm.counters ? launch_splitk_reduce(prm, lc.stream) : TETRA_OK;
 }
 #endif
 
@@ -2807,7 +2914,9 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
         if (rs != TETRA_OK) return rs;
     }
 #ifdef TETRA_GEMM_TRACE
-    if (BT == 256 && getenv("TETRA_GEMM_TRACE_OUT")) return launch_traced(lc, kernel, tm_a, tm_b, prm, p);
+    if (getenv("TETRA_GEMM_TRACE_OUT")) /* v10.3 or v7 */
+        return launch_traced(lc, kernel, tm_a, tm_b, prm, p, BT == 256 ? (long long)SS_TK_N : (long long)V7_TK_N,
+                             BT == 256 ? TRACE_MAGIC_SS : TRACE_MAGIC_V7);
 #endif
     TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, kernel, tm_a, tm_b, prm));
     TETRA_LAUNCH_CHECK();
