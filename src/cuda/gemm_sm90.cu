@@ -1856,10 +1856,11 @@ __device__ __forceinline__ void transform_k_tiles(const CUtensorMap *tm_b, const
             rp.next();
         }
         mbar_wait(b.rfull + 8 * rr.slot, rr.phase);
+        /* the raw stage's loads, the W-empty wait, then the transform into the W tile:
+         * FRAG takes both fragment groups' bytes and scale codes and stores one group at a
+         * time; the standard path one row's two halves and its 4 codes */
+        const uint32_t raw = sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off;
         if constexpr (FRAG) {
-            /* both groups' bytes and scale codes, then the W-empty wait (as the standard
-             * path's loads), then one group at a time */
-            const uint32_t raw = sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off;
             const uint32_t sc = sb + C::OFF_BSC + rr.slot * C::BSC_BYTES;
             const uint4 v0 = lds128(raw), v1 = lds128(raw + 512);
             const uint32_t c00 = lds32(sc + chunk[4]), c01 = lds32(sc + chunk[5]);
@@ -1871,21 +1872,14 @@ __device__ __forceinline__ void transform_k_tiles(const CUtensorMap *tm_b, const
                 xform_frag_group<IS_BF16>(tile, chunk, v0, c00, c01, csel);
                 xform_frag_group<IS_BF16>(tile + 2048, chunk, v1, c10, c11, csel);
             }
-            mbar_arrive(b.rempty + 8 * rr.slot); /* this thread's raw and scale reads have returned */
-            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-            mbar_arrive(b.wfull + 8 * rw.slot);
-            if (TRACE && lane == 0) SS_TRACE_KT(p, i, SS_TK_X_DONE0 + t / 32);
-            rr.next();
-            rw.next();
-            continue;
+        } else {
+            const uint4 h0 = lds128(raw), h1 = lds128(raw ^ 16);
+            const uint32_t codes = prmt(lds32(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + sc_off), 0, csel);
+            mbar_wait(b.wempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile i - SW */
+            if (TRACE && lane == 0) SS_TRACE_KT(p, i, SS_TK_X_WEMPTY0 + t / 32);
+            if (diag != 1 && diag != 4)
+                xform_row<IS_BF16>(sb + C::OFF_W + rw.slot * C::W_TILE_BYTES, chunk, h0, h1, codes);
         }
-        const uint32_t raw = sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off;
-        const uint4 h0 = lds128(raw), h1 = lds128(raw ^ 16);
-        const uint32_t codes = prmt(lds32(sb + C::OFF_BSC + rr.slot * C::BSC_BYTES + sc_off), 0, csel);
-        mbar_wait(b.wempty + 8 * rw.slot, rw.phase ^ 1); /* read by the wgmmas of K-tile i - SW */
-        if (TRACE && lane == 0) SS_TRACE_KT(p, i, SS_TK_X_WEMPTY0 + t / 32);
-        if (diag != 1 && diag != 4)
-            xform_row<IS_BF16>(sb + C::OFF_W + rw.slot * C::W_TILE_BYTES, chunk, h0, h1, codes);
         mbar_arrive(b.rempty + 8 * rr.slot); /* this thread's raw and scale reads have returned */
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         mbar_arrive(b.wfull + 8 * rw.slot);
