@@ -264,6 +264,24 @@ struct gemv_stage {
     uint32_t s[4][TETRA_WARP];
 };
 
+/* After the K loop: accumulator set j > 0 added into set 0 (GEMV_ACC_SETS), and the quad's
+ * NaN-row flags ORed (its four lanes saw different scale words of the same rows); shared by
+ * the mma kernels' epilogues. */
+__device__ __forceinline__ void sum_acc_sets(float (&acc)[2][2][GEMV_ACC_SETS][4]) {
+#pragma unroll
+    for (int a = 0; a < 2; a++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int j = 1; j < GEMV_ACC_SETS; j++)
+#pragma unroll
+                for (int c = 0; c < 4; c++) acc[a][h][0][c] += acc[a][h][j][c];
+}
+__device__ __forceinline__ uint32_t quad_or(uint32_t bad) {
+    bad |= __shfl_xor_sync(0xFFFFFFFFu, bad, 1);
+    return bad | __shfl_xor_sync(0xFFFFFFFFu, bad, 2);
+}
+
 /* ---------------------------------------------------------------- cluster-K reduce */
 
 /* Thread-block-cluster primitives (sm_90+; the host launches cluster-K only there).
@@ -950,14 +968,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
     else k_loop(std::false_type{});
     cp_async_wait<0>();
     /* the accumulator sets in fixed order (set 0 += set 1, ...) */
-#pragma unroll
-    for (int a = 0; a < 2; a++)
-#pragma unroll
-        for (int h = 0; h < 2; h++)
-#pragma unroll
-            for (int j = 1; j < GEMV_ACC_SETS; j++)
-#pragma unroll
-                for (int c = 0; c < 4; c++) acc[a][h][0][c] += acc[a][h][j][c];
+    sum_acc_sets(acc);
 
     /* a NaN scale code anywhere in a row's K range makes the row NaN; the four lanes of a
      * quad saw different scale words of the same rows */
@@ -967,8 +978,7 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
         for (int i = 0; i < 4; i++)
             if (__ldg(fl + 8 * i)) bad |= 0x80808080u >> i;
     } else {
-    bad |= __shfl_xor_sync(0xFFFFFFFFu, bad, 1);
-    bad |= __shfl_xor_sync(0xFFFFFFFFu, bad, 2);
+        bad = quad_or(bad);
     }
 
     /* C fragment: c0,c1 -> (A row g, cols 2t, 2t+1), c2,c3 -> (A row g+8, same cols) */
@@ -1058,16 +1068,8 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma_frag(const gem
     uint32_t bad;
     gemv_frag_main<XK>(p, ring[warp], seg_begin, seg_end, p.m > 8, acc, bad);
     cp_async_wait<0>();
-#pragma unroll
-    for (int a = 0; a < 2; a++)
-#pragma unroll
-        for (int h = 0; h < 2; h++)
-#pragma unroll
-            for (int j = 1; j < GEMV_ACC_SETS; j++)
-#pragma unroll
-                for (int c = 0; c < 4; c++) acc[a][h][0][c] += acc[a][h][j][c];
-    bad |= __shfl_xor_sync(0xFFFFFFFFu, bad, 1);
-    bad |= __shfl_xor_sync(0xFFFFFFFFu, bad, 2);
+    sum_acc_sets(acc);
+    bad = quad_or(bad);
 
     const float nan = __int_as_float(0x7FC00000);
     const int64_t tiles = gridDim.x;
@@ -1157,16 +1159,8 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma_frag_ck(const 
     uint32_t bad;
     gemv_frag_main<XK, true>(p, ring[warp], seg_begin, seg_end, p.m > 8, acc, bad);
     cp_async_wait<0>();
-#pragma unroll
-    for (int a = 0; a < 2; a++)
-#pragma unroll
-        for (int h = 0; h < 2; h++)
-#pragma unroll
-            for (int j = 1; j < GEMV_ACC_SETS; j++)
-#pragma unroll
-                for (int c = 0; c < 4; c++) acc[a][h][0][c] += acc[a][h][j][c];
-    bad |= __shfl_xor_sync(0xFFFFFFFFu, bad, 1);
-    bad |= __shfl_xor_sync(0xFFFFFFFFu, bad, 2);
+    sum_acc_sets(acc);
+    bad = quad_or(bad);
     gemv_ck_reduce<XK>(p, &ring[0][0], acc, bad); /* all threads: two cluster barriers */
 #endif
 }
