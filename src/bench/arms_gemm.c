@@ -801,6 +801,10 @@ static double bytes_w4a16_frag(const bench_shape *s) {
                    (double)tetra_nvfp4_scale_bytes(s->n, s->k, TETRA_SCALE_FRAGMENT_128X64) + 2.0 * s->m * s->n);
 }
 static double bytes_w4a4(const bench_shape *s) { return s->l * (nvb(s->m, s->k) + nvb(s->n, s->k) + 2.0 * s->m * s->n); }
+static double bytes_w4a4_frag(const bench_shape *s) {
+    return s->l * (nvb(s->m, s->k) + (double)tetra_nvfp4_fragment_bytes(s->n, s->k) +
+                   (double)tetra_nvfp4_scale_bytes(s->n, s->k, TETRA_SCALE_FRAGMENT_128X64) + 2.0 * s->m * s->n);
+}
 static double bytes_w4a4_il(const bench_shape *s) {
     return s->l * (nvb(s->m, s->k) + (double)tetra_nvfp4_interleaved_bytes(s->n, s->k) + 2.0 * s->m * s->n);
 }
@@ -874,6 +878,9 @@ static int setup_w4a16_skinny(const bench_env *e, const bench_shape *s, void **s
 static int setup_w4a16_frag(const bench_env *e, const bench_shape *s, void **st, char *m, size_t l) {
     return gemm_setup_b(K_TETRA_W4A16, TETRA_PATH_AUTO, 2, e, s, st, m, l);
 }
+static int setup_w4a4_frag(const bench_env *e, const bench_shape *s, void **st, char *m, size_t l) {
+    return gemm_setup_b(K_TETRA_W4A4, TETRA_PATH_AUTO, 2, e, s, st, m, l);
+}
 /* the copy-only probe of the interleaved GEMV's ring (same grid, ring and copies as the BF16
  * kernel, no X, dequantization or mma): its GB/s beside the kernel's says which binds */
 static int setup_il_copy_probe(const bench_env *e, const bench_shape *sh, void **st, char *m, size_t l) {
@@ -930,6 +937,8 @@ const bench_arm bench_arm_probe_gemv_il_copy = {"probe-gemv-interleaved-copy", "
     setup_il_copy_probe, gemm_run, NULL, gemm_teardown, probe_flops, bytes_il_blocks, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_w4a4 = {"tetra-gemm-w4a4", "gemm", "w4a4", "kernel", 0, setup_w4a4, gemm_run,
     tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a4, 0, gemm_describe};
+const bench_arm bench_arm_tetra_gemm_w4a4_frag = {"tetra-gemm-w4a4-frag", "gemm", "w4a4", "kernel", 0,
+    setup_w4a4_frag, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a4_frag, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_w4a4_full = {"tetra-gemm-w4a4-full", "gemm", "w4a4", "full-call", 0,
     setup_w4a4_full, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_w4a4_interleaved = {"tetra-gemm-w4a4-interleaved", "gemm", "w4a4", "kernel",
