@@ -694,21 +694,6 @@ __device__ __forceinline__ void issue_a_multicast(const CUtensorMap *tm_a, uint3
  * consumer warps of both CTAs, since either CTA's next load overwrites both copies. The
  * halves are 1024-byte multiples, so the 128B swizzle pattern is that of the whole tile.
  * V7TRACE (v7 in TETRA_GEMM_TRACE builds): the issuers' V7_TK_A_* / V7_TK_R_* readings. */
-/* v7 experiments (session 19, after run 94's clock trace: at BT 64 on fragment weights the raw
- * issuer runs ~1 K-tile ahead, ~600 cycles per stage, and the two consumer warpgroups run in
- * lockstep): TETRA_GEMM_V7_RAW_WARPS = 2 issues v7's raw stages from producer warps 1 and 2
- * alternately; TETRA_GEMM_V7_WG_OFFSET = 1 starts consumer warpgroup 1 after warpgroup 0 has
- * dequantized its first K-tile (a named barrier), half a period apart. Defaults 1 / 0: the code
- * before them. Same arithmetic either way (same bits). */
-#ifndef TETRA_GEMM_V7_RAW_WARPS
-#define TETRA_GEMM_V7_RAW_WARPS 1
-#endif
-#if TETRA_GEMM_V7_RAW_WARPS < 1 || TETRA_GEMM_V7_RAW_WARPS > 3
-#error "TETRA_GEMM_V7_RAW_WARPS: 1, 2 or 3 (producer warps 1..3)"
-#endif
-#ifndef TETRA_GEMM_V7_WG_OFFSET
-#define TETRA_GEMM_V7_WG_OFFSET 0
-#endif
 template <class C, bool MULTICAST_A = false, bool FRAG = false, bool V7TRACE = false>
 __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CUtensorMap *tm_b, const sm90_params &p,
                                                uint32_t sb, uint32_t afull, uint32_t aempty, uint32_t rfull,
@@ -747,18 +732,6 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
         }
         return;
     }
-#if TETRA_GEMM_V7_RAW_WARPS > 1
-    if (MULTICAST_A) { /* v7: raw stage i from producer warp 1 + i % RAW_WARPS (see the switch) */
-        if (pw < 1 || pw > TETRA_GEMM_V7_RAW_WARPS) return;
-        for (int i = pw - 1; i < nk; i += TETRA_GEMM_V7_RAW_WARPS) {
-            const uint32_t slot = (uint32_t)(i % C::SR), phase = (uint32_t)(i / C::SR) & 1u;
-            produce_raw_stage<C, FRAG, V7TRACE>(tm_b, p, sb, rfull + 8 * slot, rempty + 8 * slot, slot, phase, n0, l,
-                                                kt0 + i, lane, diag, tr0, i);
-        }
-        asm volatile("cp.async.wait_all;\n" ::: "memory");
-        return;
-    }
-#endif
     if (pw != 1) return;
     ring_pos<C::SR> rr = {0, 0};
     for (int i = 0; i < nk; i++, rr.next())
@@ -1606,13 +1579,7 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
         if (i + 1 < nk) load_frag(nxt, tr_row + V7_TK_N);
     };
     V7_STAMP_HDR(SS_TR_INIT, V7_TR_INIT1); /* the first K-tile's start */
-#if TETRA_GEMM_V7_WG_OFFSET
-    if (wg == 1) named_bar_sync<EPI_BAR_WG + 2, W_CONSUMERS>(); /* after warpgroup 0's first dequant */
-#endif
     load_frag(f0, tr_row0); /* nk >= 1: the launcher keeps splits <= K-tiles */
-#if TETRA_GEMM_V7_WG_OFFSET
-    if (wg == 0) asm volatile("bar.arrive %0, %1;\n" ::"n"((int)EPI_BAR_WG + 2), "n"((int)W_CONSUMERS) : "memory");
-#endif
     for (int i = 0; i < nk; i += 2) {
         step(i, f0, f1);
         if (i + 1 < nk) step(i + 1, f1, f0);
