@@ -587,12 +587,22 @@ __device__ __noinline__ void store_pair(const epi_dst &e, int row, int col, floa
  * lane 0 issues the TMA (and the bulk scale copies), every lane arrives on `full` (its
  * init count is 1 + 32), after its cp.asyncs of the scale codes for linear or unaligned
  * scales. V7TRACE (v7 in TETRA_GEMM_TRACE builds): lane 0 writes V7_TK_R_EMPTY and
- * V7_TK_R_ISSUED of K-tile ti of the CTA's range (tr0: v7_trace_row0). */
-template <class C, bool FRAG = false, bool V7TRACE = false>
+ * V7_TK_R_ISSUED of K-tile ti of the CTA's range (tr0: v7_trace_row0).
+ * KT > 1 (v7 with TETRA_GEMM_V7_STAGE_KT = 2; C::BN = 128): a stage holds K-tiles kt ..
+ * kt + nt - 1 (nt <= KT: the CTA's last stage may hold fewer), K-tile kt + u's raw bytes at
+ * u * C::BRAW_BYTES of the stage's KT * C::BRAW_BYTES and its scales at u * C::BSC_BYTES of
+ * KT * C::BSC_BYTES, each laid out as a KT = 1 stage. Standard weights: one TMA box per
+ * K-tile; FRAG: the KT blocks are adjacent in memory (block n0 / 128 * ktiles + kt + u),
+ * one box of 16 * KT rows (prepare_sm90's frag_kt), which always lands KT blocks (a block
+ * past the range is the next one in memory or zero fill, never read); bulk scales: the nt
+ * 512-byte blocks are adjacent too, one copy of 512 * nt bytes (never past the range:
+ * past the matrix's last K-tile lies the next row block's, or the buffer's end). */
+template <class C, bool FRAG = false, bool V7TRACE = false, int KT = 1>
 __device__ __forceinline__ void produce_raw_stage(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
                                                   uint32_t full, uint32_t empty, uint32_t slot, uint32_t phase,
                                                   int n0, int l, int kt, int lane, int diag, uint32_t *tr0 = nullptr,
-                                                  int ti = 0) {
+                                                  int ti = 0, int nt = 1) {
+    static_assert(KT == 1 || C::BN == 128, "KT > 1: one 128-row scale block per K-tile");
     const uint8_t *sc = p.scales + (int64_t)l * p.scale_batch;
     (void)tr0;
     (void)ti;
@@ -602,14 +612,17 @@ __device__ __forceinline__ void produce_raw_stage(const CUtensorMap *tm_b, const
         /* bulk scales: 128-row blocks past the padded rows do not exist; their
          * smem rows (>= N) only feed outputs that are never stored */
         const int nblk = p.scale_bulk ? min(C::BN / 128, (p.n + 127) / 128 - n0 / 128) : 0;
-        mbar_arrive_expect_tx(full, C::BRAW_BYTES + 512 * nblk);
+        const uint32_t raw = sb + C::OFF_BRAW + slot * (KT * C::BRAW_BYTES);
+        mbar_arrive_expect_tx(full, (FRAG ? KT : nt) * C::BRAW_BYTES + 512 * nt * nblk);
         /* FRAG: K-tile kt of 128-row block n0 / 128 is the 4096-byte fragment block
          * n0 / 128 * ktiles + kt, 16 rows of tm_b's 256-byte view */
-        if (FRAG) tma_load_3d(sb + C::OFF_BRAW + slot * C::BRAW_BYTES, tm_b, 0, 16 * ((n0 / 128) * p.ktiles + kt), l, full);
-        else tma_load_3d(sb + C::OFF_BRAW + slot * C::BRAW_BYTES, tm_b, kt * (W_BK / 2), n0, l, full);
+        if (FRAG) tma_load_3d(raw, tm_b, 0, 16 * ((n0 / 128) * p.ktiles + kt), l, full);
+        else
+            for (int u = 0; u < nt; u++)
+                tma_load_3d(raw + u * C::BRAW_BYTES, tm_b, (kt + u) * (W_BK / 2), n0, l, full);
         for (int b = 0; b < nblk; b++)
-            bulk_load(sb + C::OFF_BSC + slot * C::BSC_BYTES + 512 * b,
-                      sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, full);
+            bulk_load(sb + C::OFF_BSC + slot * (KT * C::BSC_BYTES) + 512 * b,
+                      sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512 * nt, full);
         if (V7TRACE) V7_TRACE_KT(tr0, ti, V7_TK_R_ISSUED);
     }
     if (p.scale_bulk || diag >= 3) {
@@ -617,21 +630,23 @@ __device__ __forceinline__ void produce_raw_stage(const CUtensorMap *tm_b, const
         return;
     }
     /* the 4 block scales of each of the BN rows -> sc_s[r*4 .. +3], zero past N, K */
-    const uint32_t dst = sb + C::OFF_BSC + slot * C::BSC_BYTES;
-    const int kb0 = kt * (W_BK / 16);
-    for (int i2 = 0; i2 < C::BN / 32; i2++) {
-        const int r = lane + 32 * i2, gr = n0 + r;
-        const int nvalid = gr < p.n ? min(4, p.nkb - kb0) : 0;
-        const int64_t off = p.swizzled ? tetra_swizzled_offset(gr, kb0, p.nkb) : (int64_t)gr * p.scale_ld + kb0;
-        if (p.scale_vec4) {
-            cp_async4(dst + r * 4, nvalid > 0 ? sc + off : sc, nvalid);
-        } else {
-            uint32_t v = 0;
-            for (int j = 0; j < nvalid; j++) {
-                int64_t o = p.swizzled ? tetra_swizzled_offset(gr, kb0 + j, p.nkb) : off + j;
-                v |= (uint32_t)sc[o] << (8 * j);
+    for (int u = 0; u < nt; u++) {
+        const uint32_t dst = sb + C::OFF_BSC + slot * (KT * C::BSC_BYTES) + u * C::BSC_BYTES;
+        const int kb0 = (kt + u) * (W_BK / 16);
+        for (int i2 = 0; i2 < C::BN / 32; i2++) {
+            const int r = lane + 32 * i2, gr = n0 + r;
+            const int nvalid = gr < p.n ? min(4, p.nkb - kb0) : 0;
+            const int64_t off = p.swizzled ? tetra_swizzled_offset(gr, kb0, p.nkb) : (int64_t)gr * p.scale_ld + kb0;
+            if (p.scale_vec4) {
+                cp_async4(dst + r * 4, nvalid > 0 ? sc + off : sc, nvalid);
+            } else {
+                uint32_t v = 0;
+                for (int j = 0; j < nvalid; j++) {
+                    int64_t o = p.swizzled ? tetra_swizzled_offset(gr, kb0 + j, p.nkb) : off + j;
+                    v |= (uint32_t)sc[o] << (8 * j);
+                }
+                asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(dst + r * 4), "r"(v) : "memory");
             }
-            asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(dst + r * 4), "r"(v) : "memory");
         }
     }
     if (p.scale_vec4) mbar_arrive_cp_async(full);
@@ -667,19 +682,23 @@ __device__ __forceinline__ void issue_raw_bulk(const CUtensorMap *tm_b, const sm
 }
 
 /* A stage `slot` for K-tile kt in a 2-CTA cluster: this CTA's half of the tile, multicast
- * into the same offset of both CTAs (see produce_stages); `full` expects the whole tile. */
-template <class C>
+ * into the same offset of both CTAs (see produce_stages); `full` expects the whole tile.
+ * KT > 1 (v7, TETRA_GEMM_V7_STAGE_KT): the stage holds the tiles of K-tiles kt .. kt + nt - 1
+ * (nt <= KT), tile u at u * C::A_TILE_BYTES, one box per tile and half (128B swizzle limits a
+ * box's inner extent to 128 bytes), one expect_tx for all of them. */
+template <class C, int KT = 1>
 __device__ __forceinline__ void issue_a_multicast(const CUtensorMap *tm_a, uint32_t sb, uint32_t full, uint32_t slot,
-                                                  int kt, int m0, int l, uint32_t cta_rank, int m) {
+                                                  int kt, int m0, int l, uint32_t cta_rank, int m, int nt = 1) {
     const uint32_t half = C::A_TILE_BYTES / 2, half_rows = half / (W_BK * 2);
     /* A half wholly past M (a TMA box of zero fill costs time: runs 86, 89) loads the first
      * half's rows again instead; token columns are independent in the product and those past M
      * are never stored, so the outputs keep their bits. v7 never gets here with such a half
      * (its half_a path loads nothing); the BT-256 kernels do: run 89, 5-10% less time at M = 300 */
     const int row = m0 + (int)(cta_rank * half_rows);
-    mbar_arrive_expect_tx(full, C::A_TILE_BYTES);
-    tma_load_3d_multicast(sb + C::OFF_A + slot * C::A_TILE_BYTES + cta_rank * half, tm_a, kt * W_BK,
-                          row < m ? row : m0, l, full, (uint16_t)0x3);
+    mbar_arrive_expect_tx(full, nt * C::A_TILE_BYTES);
+    for (int u = 0; u < nt; u++)
+        tma_load_3d_multicast(sb + C::OFF_A + slot * (KT * C::A_TILE_BYTES) + u * C::A_TILE_BYTES + cta_rank * half,
+                              tm_a, (kt + u) * W_BK, row < m ? row : m0, l, full, (uint16_t)0x3);
 }
 
 /* The two producer warps of warpgroup 2 (shared by both kernels; C names the ring
@@ -693,19 +712,26 @@ __device__ __forceinline__ void issue_a_multicast(const CUtensorMap *tm_a, uint3
  * expects the whole tile (its own half and the peer's), and its aempty stage counts the
  * consumer warps of both CTAs, since either CTA's next load overwrites both copies. The
  * halves are 1024-byte multiples, so the 128B swizzle pattern is that of the whole tile.
- * V7TRACE (v7 in TETRA_GEMM_TRACE builds): the issuers' V7_TK_A_* / V7_TK_R_* readings. */
-template <class C, bool MULTICAST_A = false, bool FRAG = false, bool V7TRACE = false>
+ * V7TRACE (v7 in TETRA_GEMM_TRACE builds): the issuers' V7_TK_A_* / V7_TK_R_* readings (KT > 1:
+ * at a stage's first K-tile only).
+ * KT > 1 (v7 with TETRA_GEMM_V7_STAGE_KT = 2, MULTICAST_A): a stage of either ring holds KT
+ * K-tiles, kt0 + i .. kt0 + i + KT - 1 for i = 0, KT, 2 KT, ... (stages count from the CTA's
+ * own range, which may start at an odd K-tile); the last one holds nk - i < KT if nk is not a
+ * multiple of KT, and expects only those tiles' bytes (issue_a_multicast, produce_raw_stage). */
+template <class C, bool MULTICAST_A = false, bool FRAG = false, bool V7TRACE = false, int KT = 1>
 __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CUtensorMap *tm_b, const sm90_params &p,
                                                uint32_t sb, uint32_t afull, uint32_t aempty, uint32_t rfull,
                                                uint32_t rempty, int m0, int n0, int l, int kt0, int nk, int lane,
                                                int diag, uint32_t cta_rank = 0, bool half_a = false) {
+    static_assert(KT == 1 || MULTICAST_A, "KT > 1: v7 only");
     const int pw = (threadIdx.x % 128) / 32;
     uint32_t *const tr0 = V7TRACE ? v7_trace_row0(p) : nullptr;
     (void)tr0;
     if (pw == 0) {
         if (lane == 0) {
             ring_pos<C::SA> ra = {0, 0};
-            for (int i = 0; i < nk; i++, ra.next()) {
+            for (int i = 0; i < nk; i += KT, ra.next()) {
+                const int nt = KT == 1 ? 1 : min(KT, nk - i); /* K-tiles in this stage */
                 if (MULTICAST_A) {
                     /* both CTAs' wgmmas done; a CTA-scope acquire (mbar_wait) suffices: only
                      * the TMA below follows, no read of the peer's data (.acquire.cluster
@@ -713,14 +739,18 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
                     mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1);
                     if (V7TRACE) V7_TRACE_KT(tr0, i, V7_TK_A_EMPTY);
                     if (half_a) { /* tokens only in the first half: rank 0 loads it for both */
-                        mbar_arrive_expect_tx(afull + 8 * ra.slot, C::A_TILE_BYTES / 2);
+                        mbar_arrive_expect_tx(afull + 8 * ra.slot, nt * (C::A_TILE_BYTES / 2));
                         if (cta_rank == 0)
-                            tma_load_3d_multicast(sb + C::OFF_A + ra.slot * C::A_TILE_BYTES, tm_a, (kt0 + i) * W_BK,
-                                                  m0, l, afull + 8 * ra.slot, (uint16_t)0x3);
+                            for (int u = 0; u < nt; u++)
+                                tma_load_3d_multicast(sb + C::OFF_A + ra.slot * (KT * C::A_TILE_BYTES) +
+                                                          u * C::A_TILE_BYTES,
+                                                      tm_a, (kt0 + i + u) * W_BK, m0, l, afull + 8 * ra.slot,
+                                                      (uint16_t)0x3);
                         if (V7TRACE) V7_TRACE_KT(tr0, i, V7_TK_A_ISSUED);
                         continue;
                     }
-                    issue_a_multicast<C>(tm_a, sb, afull + 8 * ra.slot, ra.slot, kt0 + i, m0, l, cta_rank, p.m);
+                    issue_a_multicast<C, KT>(tm_a, sb, afull + 8 * ra.slot, ra.slot, kt0 + i, m0, l, cta_rank, p.m,
+                                             nt);
                     if (V7TRACE) V7_TRACE_KT(tr0, i, V7_TK_A_ISSUED);
                     continue;
                 }
@@ -734,9 +764,10 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
     }
     if (pw != 1) return;
     ring_pos<C::SR> rr = {0, 0};
-    for (int i = 0; i < nk; i++, rr.next())
-        produce_raw_stage<C, FRAG, V7TRACE>(tm_b, p, sb, rfull + 8 * rr.slot, rempty + 8 * rr.slot, rr.slot, rr.phase,
-                                            n0, l, kt0 + i, lane, diag, tr0, i);
+    for (int i = 0; i < nk; i += KT, rr.next())
+        produce_raw_stage<C, FRAG, V7TRACE, KT>(tm_b, p, sb, rfull + 8 * rr.slot, rempty + 8 * rr.slot, rr.slot,
+                                                rr.phase, n0, l, kt0 + i, lane, diag, tr0, i,
+                                                KT == 1 ? 1 : min(KT, nk - i));
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 
@@ -1306,32 +1337,49 @@ __device__ __forceinline__ void splitk_last_cta(const sm90_params &p, int m0, in
  * handed over: each consumer thread dequantizes its own fragments of K-tile i + 1 while
  * the wgmmas of K-tile i run. CTA: 128 weight rows (64 per consumer warpgroup) x BT
  * tokens; m64n{BT}k16, BT / 2 FP32 accumulators per thread. BT = 64 and 128 only: the
- * 256-token tile runs v10 (gemm_wgmma_t_ss_kernel, cfg_ss below). */
+ * 256-token tile runs v10 (gemm_wgmma_t_ss_kernel, cfg_ss below).
+ * TETRA_GEMM_V7_STAGE_KT (build switch, CMake cache variable; notes: gemm-sm90.md, "v7.8"):
+ * K-tiles per ring stage, KT. 1 (default): one 64-K K-tile per A and raw stage. 2: a stage
+ * holds two K-tiles (their tiles / raw bytes / scales side by side, each laid out as a
+ * one-K-tile stage), so the consumers wait on afull / rfull and arrive on rempty / aempty
+ * once per two K-tiles (v7's per-K-tile barrier traffic, run 94), with the same arithmetic
+ * and wgmma order per K-tile (same bits); both rings have half the stages, the same bytes. */
+#ifndef TETRA_GEMM_V7_STAGE_KT
+#define TETRA_GEMM_V7_STAGE_KT 1
+#endif
 template <int BT> struct cfg_t {
     static_assert(BT == 64 || BT == 128, "v7 runs BT 64 and 128; BT 256 is v10");
+    static_assert(TETRA_GEMM_V7_STAGE_KT == 1 || TETRA_GEMM_V7_STAGE_KT == 2, "TETRA_GEMM_V7_STAGE_KT: 1 or 2");
     enum {
         BN = 128, /* weight rows per CTA */
-        /* activation stages (BT x 64 x 2 bytes: 8, 16 KiB) and raw weight stages (4.5
-         * KiB). Small BT is bound by the weight stream, not the tensor pipe: the smaller A
-         * stages leave room for a deeper raw ring, i.e. more weight bytes in flight per SM
-         * (BT 64: up to 108 KiB, against ~50 KB that 4.45 TB/s / 132 SMs x ~1.5 us needs). */
-        SA = BT == 64 ? 8 : 6,
-        SR = BT == 64 ? 24 : 20,
-        A_TILE_BYTES = BT * W_BK * 2,
+        KT = TETRA_GEMM_V7_STAGE_KT, /* K-tiles per stage of either ring */
+        /* activation stages (BT x 64 x 2 bytes per K-tile: 8, 16 KiB) and raw weight stages
+         * (4.5 KiB per K-tile). Small BT is bound by the weight stream, not the tensor pipe:
+         * the smaller A stages leave room for a deeper raw ring, i.e. more weight bytes in
+         * flight per SM (BT 64: up to 108 KiB, against ~50 KB that 4.45 TB/s / 132 SMs x
+         * ~1.5 us needs). KT = 2: 4 / 3 A stages and 12 / 10 raw stages of twice the bytes
+         * (BT 64 / 128), the same shared memory (177,536 / 191,744 bytes with KT = 1,
+         * 177,344 / 191,616 with KT = 2) */
+        SA = (BT == 64 ? 8 : 6) / KT,
+        SR = (BT == 64 ? 24 : 20) / KT,
+        A_TILE_BYTES = BT * W_BK * 2, /* one K-tile's; a stage holds KT of them */
         BRAW_BYTES = BN * W_BK / 2,
         BSC_BYTES = BN * (W_BK / 16),
+        A_STAGE_BYTES = KT * A_TILE_BYTES,
+        RAW_STAGE_BYTES = KT * BRAW_BYTES,
+        SC_STAGE_BYTES = KT * BSC_BYTES,
         NACC = BT / 2,
         OFF_A = 0,
-        OFF_BRAW = OFF_A + SA * A_TILE_BYTES,
-        OFF_BSC = OFF_BRAW + SR * BRAW_BYTES,
-        OFF_BAR = OFF_BSC + SR * BSC_BYTES,
+        OFF_BRAW = OFF_A + SA * A_STAGE_BYTES,
+        OFF_BSC = OFF_BRAW + SR * RAW_STAGE_BYTES,
+        OFF_BAR = OFF_BSC + SR * SC_STAGE_BYTES,
         SMEM_BYTES = OFF_BAR + (2 * SA + 2 * SR) * 8 + 1024 /* + alignment slack */
     };
 };
 static_assert(cfg_t<64>::SMEM_BYTES <= 227 * 1024 && cfg_t<128>::SMEM_BYTES <= 227 * 1024, "shared memory");
 /* the epilogue stages BT rows of 512 bytes (FP32 D / split-K partials) in the A ring */
-static_assert(cfg_t<64>::SA * cfg_t<64>::A_TILE_BYTES >= 64 * 512 &&
-                  cfg_t<128>::SA * cfg_t<128>::A_TILE_BYTES >= 128 * 512,
+static_assert(cfg_t<64>::SA * cfg_t<64>::A_STAGE_BYTES >= 64 * 512 &&
+                  cfg_t<128>::SA * cfg_t<128>::A_STAGE_BYTES >= 128 * 512,
               "epilogue staging");
 enum {
     /* CTAs per cluster along N; produce_stages<C, true> splits the A tile in 2. Each half
@@ -1474,7 +1522,7 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
      * same bits). The epilogue's later reuse of the ring is after the last wgmma. */
     const bool half_a = p.m - m0 <= BT / 2;
     if (half_a) {
-        for (uint32_t i = threadIdx.x; i < C::SA * (C::A_TILE_BYTES / 32); i += W_THREADS) {
+        for (uint32_t i = threadIdx.x; i < C::SA * C::KT * (C::A_TILE_BYTES / 32); i += W_THREADS) {
             const uint32_t st = i / (C::A_TILE_BYTES / 32), q = i % (C::A_TILE_BYTES / 32);
             sts128(sb + C::OFF_A + st * C::A_TILE_BYTES + C::A_TILE_BYTES / 2 + 16 * q, 0u, 0u, 0u, 0u);
         }
@@ -1488,8 +1536,8 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
 
     if (wg == 2) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)V7_PRODUCER_REGS));
-        produce_stages<C, true, FRAG, TETRA_V7_TRACED>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0, n0, l,
-                                                       kt0, nk, lane, diag, cta_rank, half_a);
+        produce_stages<C, true, FRAG, TETRA_V7_TRACED, C::KT>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0,
+                                                              n0, l, kt0, nk, lane, diag, cta_rank, half_a);
         /* the exit barrier (see the consumers'): barrier.cluster would also let exited
          * threads through, but taking part costs these idle warps nothing */
         cluster_arrive();
@@ -1536,29 +1584,29 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     do {                                                                                                              \
         if (tracer) SS_TRACE_HDR(p, wg ? (w1) : (w0), (uint32_t)clock64());                                          \
     } while (0)
-    /* the next raw stage (tr_row: its K-tile's readings) */
-    auto load_frag = [&](uint32_t (&f)[16], uint32_t *tr_row) {
+    /* the next K-tile's fragments, K-tile u (0 .. KT - 1; a constant at every call) of raw
+     * stage rr (tr_row: its K-tile's readings): the stage's first K-tile waits for it, its
+     * last releases it */
+    auto load_frag = [&](uint32_t (&f)[16], uint32_t *tr_row, const int u) {
         (void)tr_row;
-        mbar_wait(rfull + 8 * rr.slot, rr.phase);
+        if (u == 0) mbar_wait(rfull + 8 * rr.slot, rr.phase);
         V7_STAMP(tr_row, V7_TK_C_RFULL);
-        const uint32_t sc = sb + C::OFF_BSC + rr.slot * C::BSC_BYTES;
-        if (FRAG)
-            dequant_frag_prepared<IS_BF16>(f, sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off, sc + sc_off0,
-                                           sc + sc_off1, sel);
-        else if (diag != 1 && diag != 4)
-            dequant_frag<IS_BF16>(f, sb + C::OFF_BRAW + rr.slot * C::BRAW_BYTES + raw_off, sc + sc_off0,
-                                  sc + sc_off1, sel);
-        mbar_arrive(rempty + 8 * rr.slot); /* release: ordered after this thread's reads */
+        const uint32_t sc = sb + C::OFF_BSC + rr.slot * C::SC_STAGE_BYTES + u * C::BSC_BYTES;
+        const uint32_t raw = sb + C::OFF_BRAW + rr.slot * C::RAW_STAGE_BYTES + u * C::BRAW_BYTES + raw_off;
+        if (FRAG) dequant_frag_prepared<IS_BF16>(f, raw, sc + sc_off0, sc + sc_off1, sel);
+        else if (diag != 1 && diag != 4) dequant_frag<IS_BF16>(f, raw, sc + sc_off0, sc + sc_off1, sel);
+        if (u == C::KT - 1) mbar_arrive(rempty + 8 * rr.slot); /* release: ordered after this thread's reads */
         /* after the arrive (which ptxas schedules right after the loads; a reading before it
          * would hold it behind the arithmetic: nothing moves across a clock read) */
         V7_STAMP(tr_row, V7_TK_C_DEQUANT);
-        rr.next();
+        if (u == C::KT - 1) rr.next();
     };
-    auto step = [&](int i, const uint32_t (&cur)[16], uint32_t (&nxt)[16]) {
-        const uint32_t db = db0 + ra.slot * (C::A_TILE_BYTES / 16);
+    /* K-tile i, K-tile u = i % KT (a constant at both calls) of A stage ra */
+    auto step = [&](int i, const uint32_t (&cur)[16], uint32_t (&nxt)[16], const int u) {
+        const uint32_t db = db0 + ra.slot * (C::A_STAGE_BYTES / 16) + u * (C::A_TILE_BYTES / 16);
         uint32_t *const tr_row = tr_on ? tr_row0 + i * V7_TK_N : nullptr; /* computed once per step */
         (void)tr_row;
-        mbar_wait(afull + 8 * ra.slot, ra.phase);
+        if (u == 0) mbar_wait(afull + 8 * ra.slot, ra.phase);
         V7_STAMP(tr_row, V7_TK_C_AFULL);
         wgmma_acc_fence<C::NACC>(acc);
         wgmma_fence();
@@ -1570,19 +1618,23 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
         wgmma_wait<1>(); /* K-tile i - 1's group has completed: its A stage and nxt are free */
         wgmma_acc_fence<C::NACC>(acc);
         V7_STAMP(tr_row, V7_TK_C_WAIT1);
-        if (i > 0 && lane == 0) { /* both CTAs' producers write this stage */
+        /* K-tile i - 1 was the last of A stage a_prev (KT = 2: i is its successor's first) */
+        if (u == 0 && i > 0 && lane == 0) { /* both CTAs' producers write this stage */
             mbar_arrive(aempty + 8 * a_prev);
             mbar_arrive_remote(aempty_peer + 8 * a_prev);
         }
-        a_prev = ra.slot;
-        ra.next();
-        if (i + 1 < nk) load_frag(nxt, tr_row + V7_TK_N);
+        if (u == C::KT - 1) {
+            a_prev = ra.slot;
+            ra.next();
+        }
+        if (i + 1 < nk) load_frag(nxt, tr_row + V7_TK_N, (u + 1) % C::KT);
     };
     V7_STAMP_HDR(SS_TR_INIT, V7_TR_INIT1); /* the first K-tile's start */
-    load_frag(f0, tr_row0); /* nk >= 1: the launcher keeps splits <= K-tiles */
+    load_frag(f0, tr_row0, 0); /* nk >= 1: the launcher keeps splits <= K-tiles */
+    /* unrolled by two: K-tile i is even, so (KT = 2) the first of its stages */
     for (int i = 0; i < nk; i += 2) {
-        step(i, f0, f1);
-        if (i + 1 < nk) step(i + 1, f1, f0);
+        step(i, f0, f1, 0);
+        if (i + 1 < nk) step(i + 1, f1, f0, 1 % C::KT);
     }
     V7_STAMP_HDR(SS_TR_LOOP_END, V7_TR_LOOP_END1);
     /* this CTA's last remote arrival is done; the wait below keeps its shared memory alive
@@ -2469,9 +2521,12 @@ static tetra_status launch_config(const CUtensorMap &tm_a, const CUtensorMap &tm
  * sizes, K % 32, the split count, TMA alignment; the tensor maps (A: [L][M][K] 16-bit,
  * box 64 (K) x box_rows_a rows, 128B swizzle; B: [L][N][K/2] bytes, box 32 x box_rows_b,
  * no swizzle; out-of-range boxes are zero-filled) and the kernel parameters, including
- * the split-K workspace. `name` prefixes the messages. */
+ * the split-K workspace. `name` prefixes the messages. frag_kt: fragment-ordered B's box
+ * holds that many adjacent 4096-byte blocks (16 view rows each): v7's K-tiles per raw stage
+ * (cfg_t::KT), 1 for every other kernel. */
 static tetra_status prepare_sm90(const tetra_gemm_problem *p, const char *name, int box_rows_a, int box_rows_b,
-                                 int splits, CUtensorMap *tm_a, CUtensorMap *tm_b, sm90_params *prm) {
+                                 int splits, CUtensorMap *tm_a, CUtensorMap *tm_b, sm90_params *prm,
+                                 int frag_kt = 1) {
     PFN_cuTensorMapEncodeTiled_v12000 encode;
     const tetra_operand *a = &p->a, *b = &p->b;
     const size_t dsize = p->d_dtype == TETRA_DTYPE_FP32 ? 4 : 2;
@@ -2517,7 +2572,8 @@ static tetra_status prepare_sm90(const tetra_gemm_problem *p, const char *name, 
         cuuint32_t box_a[3] = {W_BK, (cuuint32_t)box_rows_a, 1}, estr[3] = {1, 1, 1};
         cuuint64_t dims_b[3] = {(cuuint64_t)(frag ? b_ld : p->k) / 2, (cuuint64_t)b_rows, (cuuint64_t)p->batch};
         cuuint64_t strides_b[2] = {(cuuint64_t)b_ld / 2, (cuuint64_t)b_bs / 2};
-        cuuint32_t box_b[3] = {frag ? 256u : (cuuint32_t)(W_BK / 2), frag ? 16u : (cuuint32_t)box_rows_b, 1};
+        cuuint32_t box_b[3] = {frag ? 256u : (cuuint32_t)(W_BK / 2),
+                               frag ? 16u * (cuuint32_t)frag_kt : (cuuint32_t)box_rows_b, 1};
         cr = encode(tm_a, a->dtype == TETRA_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
                     3, (void *)a->data, dims_a, strides_a, box_a, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
                     CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -2935,7 +2991,9 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
         return tetra_fail(TETRA_ERR_UNSUPPORTED,
                           "wgmma-T GEMM: opts.tile_m = %d; this kernel has 64, 128 or 256 tokens per CTA", cf.bt);
     /* A's box is half the tile: each CTA of a pair loads one half for both */
-    st = prepare_sm90(p, "wgmma-T GEMM", cf.bt / T_CLUSTER, cfg_t<128>::BN, cf.splits, &tm_a, &tm_b, &prm);
+    /* fragment B: v7 (BT 64 / 128) loads cfg_t::KT blocks per box, v10 (BT 256) one */
+    st = prepare_sm90(p, "wgmma-T GEMM", cf.bt / T_CLUSTER, cfg_t<128>::BN, cf.splits, &tm_a, &tm_b, &prm,
+                      cf.bt == 256 ? 1 : (int)cfg_t<128>::KT);
     if (st != TETRA_OK) return st;
     if (prm.splits > 1 && prm.splits <= T_FUSED_MAX_SPLITS) {
         /* Split-K reduces in the kernel when the workspace also holds one counter per output
