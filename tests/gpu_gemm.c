@@ -725,6 +725,36 @@ int main(void) {
         pinned_case(ctx, TETRA_PATH_WGMMA_T, 100, 520, 2048, TETRA_DTYPE_NVFP4, 128, 3);
         pinned_case(ctx, TETRA_PATH_WGMMA_T, 40, 520, 2048, TETRA_DTYPE_NVFP4, 64, 1);
         pinned_case(ctx, TETRA_PATH_WGMMA_T, 63, 392, 2080, TETRA_DTYPE_FP16, 64, 4);
+        /* v7 with linear scales (the raw producer warp's per-lane scale loads: 4-byte
+         * cp.asyncs, and byte loads for unaligned rows when padded) at split ranges of odd
+         * length starting at odd K-tiles (TETRA_GEMM_V7_STAGE_KT = 2: stages count from the
+         * range's start; a last stage of one K-tile), against the CPU oracle: 33 x 200 x 1472
+         * at BT 64, 3 splits (K-tiles 0-6, 7-14, 15-22); 100 x 264 x 2080, L = 2, at BT 128, 5
+         * splits (0-5, 6-12, 13-18, 19-25, 26-32; K % 128 == 32) */
+        {
+            static const int64_t lc[][8] = {/* M, N, K, L, tile_m, splits, A, D */
+                                            {33, 200, 1472, 1, 64, 3, TETRA_DTYPE_BF16, TETRA_DTYPE_FP16},
+                                            {100, 264, 2080, 2, 128, 5, TETRA_DTYPE_FP16, TETRA_DTYPE_BF16}};
+            for (size_t i = 0; i < sizeof lc / sizeof lc[0]; i++) {
+                gcase c = {0};
+                c.m = lc[i][0];
+                c.n = lc[i][1];
+                c.k = lc[i][2];
+                c.l = lc[i][3];
+                c.a_dtype = (tetra_dtype)lc[i][6];
+                c.d_dtype = (tetra_dtype)lc[i][7];
+                c.layout = TETRA_SCALE_LINEAR;
+                c.bias = 1;
+                c.bias_dtype = TETRA_DTYPE_FP32;
+                c.alpha = 1.0f;
+                c.padded = (int)i; /* the second: unaligned scale rows */
+                g_case_tile_m = (int)lc[i][4];
+                g_case_splits = (int)lc[i][5];
+                CHECK_MSG(run_case(ctx, TETRA_PATH_WGMMA_T, &c, seed + 600 + (uint64_t)i) == RUN_PASS || !g_sm90,
+                          "v7 linear-scale pinned case %d", (int)i);
+            }
+            g_case_tile_m = g_case_splits = 0;
+        }
         /* v10.8, the persistent BT-256 kernel (BT 256, 16-bit D, no split, more units than
          * clusters, D and its pitches 16-byte aligned for the TMA store; ctest's
          * gpu_gemm_persistent runs these with TETRA_GEMM_SS_CLUSTERS=3, which makes every

@@ -1358,8 +1358,8 @@ template <int BT> struct cfg_t {
          * the smaller A stages leave room for a deeper raw ring, i.e. more weight bytes in
          * flight per SM (BT 64: up to 108 KiB, against ~50 KB that 4.45 TB/s / 132 SMs x
          * ~1.5 us needs). KT = 2: 4 / 3 A stages and 12 / 10 raw stages of twice the bytes
-         * (BT 64 / 128), the same shared memory (177,536 / 191,744 bytes with KT = 1,
-         * 177,344 / 191,616 with KT = 2) */
+         * (BT 64 / 128), the same bytes (SMEM_BYTES 177,664 / 191,904 with KT = 1,
+         * 177,408 / 191,696 with KT = 2: fewer barriers) */
         SA = (BT == 64 ? 8 : 6) / KT,
         SR = (BT == 64 ? 24 : 20) / KT,
         A_TILE_BYTES = BT * W_BK * 2, /* one K-tile's; a stage holds KT of them */
