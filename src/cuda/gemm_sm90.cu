@@ -1377,6 +1377,8 @@ template <int BT> struct cfg_t {
     };
 };
 static_assert(cfg_t<64>::SMEM_BYTES <= 227 * 1024 && cfg_t<128>::SMEM_BYTES <= 227 * 1024, "shared memory");
+/* a consumer holds an A stage until the next stage's first wait<1>: a ring of one would deadlock */
+static_assert(cfg_t<64>::SA >= 2 && cfg_t<128>::SA >= 2 && cfg_t<64>::SR >= 2 && cfg_t<128>::SR >= 2, "ring depths");
 /* the epilogue stages BT rows of 512 bytes (FP32 D / split-K partials) in the A ring */
 static_assert(cfg_t<64>::SA * cfg_t<64>::A_STAGE_BYTES >= 64 * 512 &&
                   cfg_t<128>::SA * cfg_t<128>::A_STAGE_BYTES >= 128 * 512,
