@@ -583,7 +583,7 @@ static void x16_case(tetra_context *ctx, int64_t M, int64_t N, int64_t K, int64_
 /* src/cuda/gemv.cu, not public: the fragment GEMV's cluster-K (TETRA_GEMV_FRAG_CK): the piece
  * count P an unpinned GEMV call of this shape takes on ctx now (0: the ordinary kernel, or a
  * build without the switch), and the process's mode (0 off, 1 AUTO, 2 everywhere) */
-int tetra_gemv_frag_ck_pieces(tetra_context *ctx, int64_t n, int64_t k, int64_t batch);
+int tetra_gemv_frag_ck_pieces(tetra_context *ctx, int64_t m, int64_t n, int64_t k, int64_t batch);
 int tetra_gemv_frag_ck_mode(void);
 static int g_frag_ck_expected; /* mode 2 on an sm_90+ device: cluster-K must be taken (>= 8 segments) */
 
@@ -597,7 +597,7 @@ static int g_frag_ck_expected; /* mode 2 on an sm_90+ device: cluster-K must be 
 static void fragck_case(tetra_context *ctx, int64_t M, int64_t N, int64_t K, int64_t L, tetra_dtype at,
                         tetra_dtype dd, int nan_scale, uint64_t seed) {
     static const int x16_pins[2] = {99, 1};
-    const int P = tetra_gemv_frag_ck_pieces(ctx, N, K, L);
+    const int P = tetra_gemv_frag_ck_pieces(ctx, M, N, K, L);
     const int64_t cnt = M * N * L, nkb = K / 16;
     const size_t bytes = (size_t)cnt * tu_dtype_size(dd);
     const int loaders = tetra_gemv_frag_x16_pin(-1) ? 2 : 1;
