@@ -36,6 +36,10 @@
  * TETRA_SCALE_FRAGMENT_128X64 (FRAG instances) v7's consumer threads dequantize v7's prepared
  * fragments; at BT = 256 each transform thread does that for two of v7's 16-row groups and
  * stores the registers into the same swizzled W tile with stmatrix (xform_frag_consts).
+ * v7.7 (build switch TETRA_GEMM_T_CK, default 0: not built): v7's split-K products as clusters
+ * of their S splits along z (gemm_wgmma_t_ck_kernel, v7's body with CK set: no A multicast
+ * pair), the partials staged in each CTA's A ring and summed in split order from the cluster's
+ * shared memory (ck_reduce_t): no workspace partials, no reduce kernel, the same bits.
  * Takes (else TETRA_ERR_UNSUPPORTED, the mma.sync kernel takes the problem): an sm_90
  * device and a binary with sm_90a code; A BF16/FP16 (W4A4 arrives here as A staged in
  * BF16 by gemm_api.c), 16-byte
@@ -1519,7 +1523,12 @@ __device__ __forceinline__ void store_tile_t(const float (&acc)[BT / 2], const s
  * and a stage is refilled only after the consumer warps of BOTH CTAs released it (each
  * warp arrives on its own CTA's aempty and, through mapa, on the peer's). A CTA past N
  * (grid x is rounded up to even) computes on zero-filled weights and stores nothing.
- * TETRA_GEMM_TRACE builds: the clock trace (V7_TR_*, V7_TK_*) when p.trace is set. */
+ * TETRA_GEMM_TRACE builds: the clock trace (V7_TR_*, V7_TK_*) when p.trace is set.
+ * CK (v7.7, gemm_wgmma_t_ck_kernel): clusters of (1, 1, splits) instead, z = split + splits *
+ * l: each CTA loads its own whole A tile (two half boxes), its aempty counts its own 8
+ * consumer warps, no remote arrivals, a CTA barrier instead of the start's cluster barrier, and
+ * store_tile_t<BT, true> ends with the cluster's reduce (two cluster barriers, which the
+ * producer warps join). */
 template <bool IS_BF16, int BT, bool FRAG, bool CK>
 __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &p) {
 #if TETRA_SM90_DEVICE
