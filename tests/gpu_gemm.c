@@ -16,7 +16,9 @@
  *
  * Exit 77 (skip) without a device. A path that returns TETRA_ERR_UNSUPPORTED for its
  * very first case is reported as skipped (e.g. WGMMA off Hopper).
- * TETRA_GEMM_TEST_ONLY=wgmma_t runs only the WGMMA_T path's cases (a focused device run). */
+ * TETRA_GEMM_TEST_ONLY=wgmma_t runs only the WGMMA_T path's cases (a focused device run).
+ * The WGMMA_T section includes v7.7's cluster-K cases (ck_cases; build switch TETRA_GEMM_T_CK),
+ * each byte-compared with the ordinary split path. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
