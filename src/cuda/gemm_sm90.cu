@@ -36,7 +36,7 @@
  * TETRA_SCALE_FRAGMENT_128X64 (FRAG instances) v7's consumer threads dequantize v7's prepared
  * fragments; at BT = 256 each transform thread does that for two of v7's 16-row groups and
  * stores the registers into the same swizzled W tile with stmatrix (xform_frag_consts).
- * v7.7 (build switch TETRA_GEMM_T_CK, default 0: not built): v7's split-K products as clusters
+ * v7.7 (build switch TETRA_GEMM_T_CK, default 1; 0: not built): v7's split-K products as clusters
  * of their S splits along z (gemm_wgmma_t_ck_kernel, v7's body with CK set: no A multicast
  * pair), the partials staged in each CTA's A ring and summed in split order from the cluster's
  * shared memory (ck_reduce_t): no workspace partials, no reduce kernel, the same bits.
@@ -61,13 +61,14 @@
 #include "smem.cuh"
 #include "wgmma.cuh" /* TETRA_SM90_DEVICE */
 
-/* v7.7, cluster-K for v7's split-K (docs/notes/gemm-sm90.md, "v7.7"): 0 (default) builds none
- * of it (main's kernels and routing); 1: AUTO runs v7's split-K products as clusters of their
- * splits, reduced in the cluster's shared memory; 2: also pinned splits (tests). With 1 or 2
+/* v7.7, cluster-K for v7's split-K (docs/notes/gemm-sm90.md, "v7.7"): 0 builds none of it
+ * (the other kernels' SASS is the same either way); 1 (default since session 19, run 96): AUTO
+ * runs v7's split-K products as clusters of their splits, reduced in the cluster's shared
+ * memory, where the clusters fit in one wave; 2: also pinned splits (tests). With 1 or 2
  * the environment's TETRA_GEMM_T_CK=0 / 1 / 2 overrides it (read once). CMake sets it (cache
  * variable of the same name). */
 #ifndef TETRA_GEMM_T_CK
-#define TETRA_GEMM_T_CK 0
+#define TETRA_GEMM_T_CK 1
 #endif
 
 namespace {
