@@ -16,51 +16,15 @@
 
 #define TEST_SEED 20261218ull
 
-typedef struct {
-    tetra_matrix m; /* host descriptor */
-    uint8_t *data, *scales;
-    size_t dbytes, sbytes;
-} stdmat;
-
-/* Random standard NVFP4 on the host; linear scale_ld = K/16 + spad; batch strides padded
- * when L > 1. Scale codes 0x00..0x7E. */
-static stdmat std_make(tetra_rng *r, long long N, long long K, long long L, tetra_scale_layout lay, long long spad) {
-    stdmat s;
-    long long bs = N * K + (L > 1 ? 64 : 0);
-    long long sbs = (long long)tetra_nvfp4_scale_bytes(N, K, lay) + (lay == TETRA_SCALE_LINEAR ? N * spad : 0) +
-                    (L > 1 ? 24 : 0);
-    s.dbytes = (size_t)(L * bs / 2);
-    s.sbytes = (size_t)(L * sbs);
-    s.data = tu_xmalloc(s.dbytes);
-    s.scales = tu_xmalloc(s.sbytes);
-    for (size_t i = 0; i < s.dbytes; i++) s.data[i] = (uint8_t)tetra_rng_next(r);
-    for (size_t i = 0; i < s.sbytes; i++) s.scales[i] = (uint8_t)(tetra_rng_next(r) % 0x7F);
-    s.m = tetra_matrix_nvfp4(s.data, s.scales, lay, N, K, 0.25f);
-    s.m.batch = L;
-    s.m.batch_stride = L > 1 ? bs : 0;
-    s.m.scale_ld = lay == TETRA_SCALE_LINEAR ? K / 16 + spad : 0;
-    s.m.scale_batch_stride = L > 1 ? sbs : 0;
-    return s;
-}
-
-static void *amalloc(size_t n) {
-    void *p = NULL;
-    if (posix_memalign(&p, 64, n ? n : 1)) {
-        fprintf(stderr, "out of host memory\n");
-        exit(1);
-    }
-    return p;
-}
-
 static const char *lname(tetra_scale_layout l) { return l == TETRA_SCALE_LINEAR ? "linear" : "swizzled"; }
 
 static void convert_case(tetra_context *ctx, long long N, long long K, long long L, tetra_scale_layout lay,
                          long long spad, tetra_scale_layout back) {
     tetra_rng r = {TEST_SEED + (uint64_t)(N * 7 + K + L)};
-    stdmat s = std_make(&r, N, K, L, lay, spad), b = std_make(&r, N, K, L, back, 0);
+    tu_stdmat s = tu_std_make(&r, N, K, L, lay, spad, 0.25f, 0x7F), b = tu_std_make(&r, N, K, L, back, 0, 0.25f, 0x7F);
     const size_t FB = tetra_nvfp4_fragment_bytes(N, K) * (size_t)L;
     const size_t SB = tetra_nvfp4_scale_bytes(N, K, TETRA_SCALE_FRAGMENT_128X64) * (size_t)L;
-    uint8_t *hfv = amalloc(FB), *hfs = amalloc(SB), *dfv = tu_xmalloc(FB), *dfs = tu_xmalloc(SB);
+    uint8_t *hfv = tu_amalloc(FB), *hfs = tu_amalloc(SB), *dfv = tu_xmalloc(FB), *dfs = tu_xmalloc(SB);
     uint8_t *hbd = tu_xmalloc(b.dbytes), *hbs = tu_xmalloc(b.sbytes);
     tu_devbuf ds = tu_dev_alloc(s.dbytes, 0), dss = tu_dev_alloc(s.sbytes, 0), dv = tu_dev_alloc(FB, 0xAB),
               dsc = tu_dev_alloc(SB, 0xAB), dbd = tu_dev_alloc(b.dbytes, 0xCD), dbs = tu_dev_alloc(b.sbytes, 0xCD);
@@ -113,7 +77,7 @@ static void convert_case(tetra_context *ctx, long long N, long long K, long long
  * BF16 Y, L batches: the same bits. */
 static void ref_case(tetra_context *ctx, long long M, long long N, long long K, long long L, tetra_dtype ydt) {
     tetra_rng r = {TEST_SEED + 99 + (uint64_t)(K + M)};
-    stdmat s = std_make(&r, N, K, L, TETRA_SCALE_SWIZZLED_128X4, 0);
+    tu_stdmat s = tu_std_make(&r, N, K, L, TETRA_SCALE_SWIZZLED_128X4, 0, 0.25f, 0x7F);
     const size_t FB = tetra_nvfp4_fragment_bytes(N, K) * (size_t)L;
     const size_t SB = tetra_nvfp4_scale_bytes(N, K, TETRA_SCALE_FRAGMENT_128X64) * (size_t)L;
     const size_t esz = ydt == TETRA_DTYPE_FP32 ? 4 : 2, yb = (size_t)(M * N * L) * esz;
@@ -188,7 +152,7 @@ static void refusals(tetra_context *ctx) {
     x = gf; x.scales = (uint8_t *)dfs.ptr + 4;
     CHECK_ERR(tetra_convert_weights(ctx, &gs, &x), TETRA_ERR_INVALID_ARGUMENT, "dst.scales must be 16-byte aligned");
     x = gf;
-    x.scales = amalloc(SB);
+    x.scales = tu_amalloc(SB);
     CHECK_ERR(tetra_convert_weights(ctx, &gs, &x), TETRA_ERR_INVALID_ARGUMENT, "dst.scales is a host pointer");
     free(x.scales);
     printf("  refusals checked\n");

@@ -16,7 +16,9 @@
  *
  * Exit 77 (skip) without a device. A path that returns TETRA_ERR_UNSUPPORTED for its
  * very first case is reported as skipped (e.g. WGMMA off Hopper).
- * TETRA_GEMM_TEST_ONLY=wgmma_t runs only the WGMMA_T path's cases (a focused device run). */
+ * TETRA_GEMM_TEST_ONLY=wgmma_t runs only the WGMMA_T path's cases (a focused device run).
+ * The WGMMA_T section includes v7.7's cluster-K cases (ck_cases; build switch TETRA_GEMM_T_CK),
+ * each byte-compared with the ordinary split path. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,6 +213,19 @@ enum { RUN_PASS = 0, RUN_FAIL = 1, RUN_UNSUPPORTED = 2 };
 /* opts.tile_m / opts.splits for run_case (0: the path chooses; set only around the
  * pinned oracle cases below) */
 static int g_case_tile_m, g_case_splits;
+/* the cluster-K cases (ck_cases): g_case_frag, b converted on the host to
+ * TETRA_SCALE_FRAGMENT_128X64 for the device calls (the oracle reads the standard copy, same
+ * values); g_case_ck_twin, the call once more with the cluster-K mode pinned to 0 (the
+ * ordinary split path), whose whole D blob must equal the first call's byte for byte */
+static int g_case_frag, g_case_ck_twin;
+
+/* gemm_sm90.cu (internal, for this test): v7.7 cluster-K's mode, the pin of it (returns 0 where
+ * the build lacks it), its launches so far, and the clusters of S CTAs resident at once (BF16
+ * standard-weight instance at tile bt, current device) */
+int tetra_gemm_t_ck_mode(void);
+int tetra_gemm_t_ck_pin(int mode);
+long long tetra_gemm_t_ck_launches(void);
+int tetra_gemm_t_ck_resident_clusters(int bt, int S);
 
 /* TETRA_GEMM_TEST_HASH=1 prints an FNV-1a hash of every output (D's elements, padding
  * excluded): the same test file built against two library trees compares their kernels'
@@ -232,7 +247,7 @@ static int run_case(tetra_context *ctx, tetra_gemm_path path, const gcase *c, ui
     operand A, B;
     dlayout dl = d_layout(c);
     tetra_matrix hd, gd;
-    tu_devbuf dd, dbias = {0};
+    tu_devbuf dd, dbias = {0}, dfrag = {0}, dfsc = {0};
     float *hbias = NULL;
     uint8_t *hblob, *hblob2, *out;
     double *ref;
@@ -249,6 +264,30 @@ static int run_case(tetra_context *ctx, tetra_gemm_path path, const gcase *c, ui
         if (!make_nvfp4(&A, &rng, c->m, c->k, c->l, c->layout, c->padded, 1.0f)) return RUN_FAIL;
     } else {
         make_dense(&A, &rng, c->a_dtype, c->m, c->k, c->l, c->padded);
+    }
+    if (g_case_frag) {
+        const size_t fb = tetra_nvfp4_fragment_bytes(c->n, c->k) * (size_t)c->l;
+        const size_t sb = tetra_nvfp4_scale_bytes(c->n, c->k, TETRA_SCALE_FRAGMENT_128X64) * (size_t)c->l;
+        void *hf = tu_xmalloc(fb), *hs = tu_xmalloc(sb);
+        tetra_matrix fm = tetra_matrix_nvfp4(hf, hs, TETRA_SCALE_FRAGMENT_128X64, c->n, c->k, 0.0f);
+        fm.batch = c->l;
+        if (tetra_convert_weights_host(&B.h, &fm) != TETRA_OK) {
+            fprintf(stderr, "convert_weights_host: %s\n", tetra_last_error());
+            free(hf);
+            free(hs);
+            free_operand(&A);
+            free_operand(&B);
+            return RUN_FAIL;
+        }
+        dfrag = tu_dev_alloc(fb, 0);
+        dfsc = tu_dev_alloc(sb, 0);
+        tu_dev_upload(&dfrag, hf, fb);
+        tu_dev_upload(&dfsc, hs, sb);
+        B.g = fm;
+        B.g.data = dfrag.ptr;
+        B.g.scales = dfsc.ptr;
+        free(hf);
+        free(hs);
     }
     if (c->dev_gscale) {
         use_dev_gscale(&B);
@@ -311,6 +350,19 @@ static int run_case(tetra_context *ctx, tetra_gemm_path path, const gcase *c, ui
     tu_dev_download(&dd, hblob2, dl.bytes);
     same = memcmp(hblob, hblob2, dl.bytes) == 0;
     CHECK_MSG(same, "two runs differ");
+    if (g_case_ck_twin) {
+        /* cluster-K's twin: the ordinary split path (mode pinned to 0), then the pin back to 2 */
+        const long long before = tetra_gemm_t_ck_launches();
+        tetra_gemm_t_ck_pin(0);
+        cudaMemset(dd.ptr, 0xFF, dl.bytes);
+        st = tetra_gemm(ctx, &A.g, &B.g, &gd, &o);
+        tetra_gemm_t_ck_pin(2);
+        CHECK_MSG(st == TETRA_OK, "twin: %s", tetra_last_error());
+        CHECK_MSG(tetra_gemm_t_ck_launches() == before, "the twin ran cluster-K");
+        tu_dev_download(&dd, hblob2, dl.bytes);
+        CHECK_MSG(memcmp(hblob, hblob2, dl.bytes) == 0, "cluster-K and the ordinary split path differ");
+        same = same && memcmp(hblob, hblob2, dl.bytes) == 0;
+    }
     CHECK(tu_dev_check_guards(&dd, "d"));
     tu_dev_free(&dd);
 
@@ -332,6 +384,8 @@ static int run_case(tetra_context *ctx, tetra_gemm_path path, const gcase *c, ui
 done:
     free(ref); free(hblob); free(hblob2); free(out); free(hbias);
     if (dbias.base) tu_dev_free(&dbias);
+    if (dfrag.base) tu_dev_free(&dfrag);
+    if (dfsc.base) tu_dev_free(&dfsc);
     free_operand(&A);
     free_operand(&B);
     return rc;
@@ -479,6 +533,85 @@ done:
 static void large_case(tetra_context *ctx, tetra_gemm_path path, int64_t M, int64_t N, int64_t K,
                        tetra_dtype a_dtype) {
     pinned_case(ctx, path, M, N, K, a_dtype, 0, 0);
+}
+
+/* v7.7, cluster-K (build switch TETRA_GEMM_T_CK; gemm_sm90.cu): the K-splits of one output tile
+ * in one cluster, summed from its shared memory. Each case pinned to BT 64 / 128 and S splits
+ * with the mode pinned to 2 (everywhere), against the FP64 oracle (D poisoned, padding, repeat)
+ * and byte for byte against its twin (the same call with the mode pinned to 0: the ordinary
+ * split path, the reduce kernel or at 2 splits the last CTA's reduce). Standard (swizzled and
+ * linear scales) and fragment-ordered weights; S = 2, 3, 4, 8, 16; M = 1, 37, 64, 100 (M <= BT /
+ * 2: the half-tile A loads); N = 768, 2048, 1003 (not a multiple of 128 nor of 4); K = 6144 and
+ * 4000 (63 K-tiles: uneven splits, a K tail); L = 2; bias; padded D. Where the device can keep a
+ * cluster of S resident the calls must have taken cluster-K (the launch count; S = 16 needs 16
+ * free SMs of one GPC: logged). Own seeds; under TETRA_TEST_QUICK the N = 2048 and K = 6144 x
+ * M >= 37 cases are left out. Built without the switch: skipped. */
+static void ck_cases(tetra_context *ctx, uint64_t seed) {
+    enum { BF = TETRA_DTYPE_BF16, H = TETRA_DTYPE_FP16, F32 = TETRA_DTYPE_FP32 };
+    static const int64_t cc[][13] = {
+        /* M, N, K, L, tile_m, splits, frag, A, D, bias dtype + 1 (0: none), padded, swizzled, quick */
+        {64, 768, 6144, 1, 64, 16, 1, BF, BF, 0, 0, 1, 1},     /* glm5 tp8 q */
+        {64, 2048, 6144, 1, 64, 8, 1, BF, BF, 0, 0, 1, 0},     /* glm5 tp8 */
+        {1, 768, 6144, 1, 64, 16, 0, BF, F32, 0, 0, 1, 1},
+        {37, 2048, 6144, 1, 64, 4, 0, H, H, 1 + BF, 1, 0, 0}, /* linear scales: the lanes' cp.asyncs */
+        {100, 768, 6144, 1, 128, 8, 1, BF, BF, 0, 0, 1, 1},
+        {100, 2048, 6144, 1, 128, 2, 0, BF, F32, 0, 0, 1, 0},
+        {37, 1003, 4000, 1, 64, 3, 1, BF, BF, 0, 0, 1, 1},
+        {64, 1003, 4000, 2, 64, 16, 0, BF, BF, 0, 2, 1, 1},
+        {100, 768, 4000, 2, 128, 3, 1, H, F32, 0, 0, 1, 1},
+        {1, 2048, 6144, 1, 128, 4, 1, BF, BF, 0, 0, 1, 1},
+        {64, 768, 6144, 1, 128, 16, 0, BF, BF, 0, 0, 1, 0},
+        {37, 768, 6144, 1, 64, 2, 1, BF, F32, 1 + F32, 0, 1, 1},
+        {100, 1003, 4000, 1, 128, 16, 1, BF, BF, 0, 1, 1, 1}};
+    if (!tetra_gemm_t_ck_pin(2)) {
+        printf("  cluster-K (TETRA_GEMM_T_CK): not built, its cases skipped\n");
+        return;
+    }
+    if (g_sm90) { /* a log line: clusters of S CTAs resident at once, BT 64 / 128 */
+        for (int bt = 64; bt <= 128; bt *= 2) {
+            printf("  cluster-K clusters resident at once, BT %d, S = 2..16:", bt);
+            for (int S = 2; S <= 16; S++) printf(" %d", tetra_gemm_t_ck_resident_clusters(bt, S));
+            printf("\n");
+        }
+    }
+    for (size_t i = 0; i < sizeof cc / sizeof cc[0]; i++) {
+        gcase c = {0};
+        long long before;
+        int rc;
+        if (tu_quick() && !cc[i][12]) continue;
+        c.m = cc[i][0];
+        c.n = cc[i][1];
+        c.k = cc[i][2];
+        c.l = cc[i][3];
+        c.a_dtype = (tetra_dtype)cc[i][7];
+        c.d_dtype = (tetra_dtype)cc[i][8];
+        c.bias = cc[i][9] != 0;
+        c.bias_dtype = c.bias ? (tetra_dtype)(cc[i][9] - 1) : TETRA_DTYPE_FP32;
+        c.padded = (int)cc[i][10];
+        c.layout = cc[i][11] ? TETRA_SCALE_SWIZZLED_128X4 : TETRA_SCALE_LINEAR;
+        c.alpha = i % 3 == 1 ? 0.375f : 1.0f;
+        g_case_tile_m = (int)cc[i][4];
+        g_case_splits = (int)cc[i][5];
+        g_case_frag = (int)cc[i][6];
+        g_case_ck_twin = 1;
+        printf("  cluster-K case %d: tile_m %d splits %d %s weights\n", (int)i, g_case_tile_m, g_case_splits,
+               g_case_frag ? "fragment" : "standard");
+        before = tetra_gemm_t_ck_launches();
+        rc = run_case(ctx, TETRA_PATH_WGMMA_T, &c, seed + 700 + (uint64_t)i);
+        g_case_tile_m = g_case_splits = g_case_frag = g_case_ck_twin = 0;
+        if (!g_sm90) {
+            CHECK_MSG(rc == RUN_UNSUPPORTED || rc == RUN_PASS, "cluster-K case %d", (int)i);
+            continue;
+        }
+        CHECK_MSG(rc == RUN_PASS, "cluster-K case %d", (int)i);
+        {
+            const long long taken = tetra_gemm_t_ck_launches() - before; /* the call and its repeat */
+            const int must = tetra_gemm_t_ck_resident_clusters((int)cc[i][4], (int)cc[i][5]) > 0;
+            printf("    cluster-K launches %lld%s\n", taken, must ? "" : " (no cluster of S resident here)");
+            CHECK_MSG(!must || taken == 2, "cluster-K case %d: not taken (%lld launches)", (int)i, taken);
+        }
+    }
+    tetra_gemm_t_ck_pin(-1);
 }
 
 /* opts.batch_invariant: row m of D is bit-identical for every M (AUTO path, so across the
@@ -755,6 +888,8 @@ int main(void) {
             }
             g_case_tile_m = g_case_splits = 0;
         }
+        /* v7.7: the splits reduced in the cluster (build switch TETRA_GEMM_T_CK) */
+        ck_cases(ctx, seed);
         /* v10.8, the persistent BT-256 kernel (BT 256, 16-bit D, no split, more units than
          * clusters, D and its pitches 16-byte aligned for the TMA store; ctest's
          * gpu_gemm_persistent runs these with TETRA_GEMM_SS_CLUSTERS=3, which makes every

@@ -240,6 +240,33 @@ static void pinned_cases(tetra_context *ctx, const fcase *c, uint64_t seed) {
     free(again);
 }
 
+/* The FP64 reference of the exactly dequantized operands: ref[l][m][n] = alpha * sum_k a.ha *
+ * w + (hb ? hb[n] : 0), the k sum in order. A NaN scale code's row gets a finite stand-in
+ * (scale 1; its outputs are checked for NaN, oracle_ok). Not tetra_gemm_host (src/ref): that
+ * one makes the row NaN and sums in another order. */
+static void fp64_ref(const weights *w, const acts *a, int64_t M, int64_t N, int64_t K, int64_t L, double alpha,
+                     const double *hb, double *ref) {
+    const int64_t nkb = K / 16;
+    double *wv = (double *)tu_xmalloc((size_t)(N * K) * 8);
+    for (int64_t l = 0; l < L; l++) {
+        const uint8_t *v = w->val + l * w->val_b, *sc = w->sc + l * w->sc_b;
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t k = 0; k < K; k++) {
+                const unsigned c = code_at(v, n, k, K);
+                const uint8_t sb = sc[tetra_swizzled_offset(n, k / 16, nkb)];
+                wv[n * K + k] = tetra_e2m1_magnitude(c & 7u) * (c & 8u ? -1.0 : 1.0) *
+                                (sb == 0x7F ? 1.0 : tetra_ue4m3_value(sb)) * 0.5;
+            }
+        for (int64_t m = 0; m < M; m++)
+            for (int64_t n = 0; n < N; n++) {
+                double acc = 0.0;
+                for (int64_t k = 0; k < K; k++) acc += a->ha[(l * M + m) * K + k] * wv[n * K + k];
+                ref[(l * M + m) * N + n] = alpha * acc + (hb ? hb[n] : 0.0);
+            }
+    }
+    free(wv);
+}
+
 /* 2: AUTO against the FP64 oracle */
 static void auto_case(tetra_context *ctx, int64_t M, int64_t N, int64_t K, int64_t L, tetra_dtype dd,
                       uint64_t seed) {
@@ -247,29 +274,15 @@ static void auto_case(tetra_context *ctx, int64_t M, int64_t N, int64_t K, int64
     weights w;
     acts a;
     tetra_gemm_options o = tetra_gemm_options_default();
-    const int64_t cnt = M * N * L, nkb = K / 16;
+    const int64_t cnt = M * N * L;
     const size_t bytes = (size_t)cnt * tu_dtype_size(dd);
     void *out = tu_xmalloc(bytes), *again = tu_xmalloc(bytes);
-    double *ref = (double *)tu_xmalloc((size_t)cnt * 8), *wv = (double *)tu_xmalloc((size_t)(N * K) * 8);
+    double *ref = (double *)tu_xmalloc((size_t)cnt * 8);
     tetra_err_stats s, fl;
     int pass;
     make_weights(&w, &r, N, K, L, 0);
     make_acts(&a, &r, TETRA_DTYPE_BF16, M, K, L);
-    for (int64_t l = 0; l < L; l++) {
-        const uint8_t *v = w.val + l * w.val_b, *sc = w.sc + l * w.sc_b;
-        for (int64_t n = 0; n < N; n++)
-            for (int64_t k = 0; k < K; k++) {
-                const unsigned c = code_at(v, n, k, K);
-                wv[n * K + k] = tetra_e2m1_magnitude(c & 7u) * (c & 8u ? -1.0 : 1.0) *
-                                tetra_ue4m3_value(sc[tetra_swizzled_offset(n, k / 16, nkb)]) * 0.5;
-            }
-        for (int64_t m = 0; m < M; m++)
-            for (int64_t n = 0; n < N; n++) {
-                double acc = 0.0;
-                for (int64_t k = 0; k < K; k++) acc += a.ha[(l * M + m) * K + k] * wv[n * K + k];
-                ref[(l * M + m) * N + n] = acc;
-            }
-    }
+    fp64_ref(&w, &a, M, N, K, L, 1.0, NULL, ref);
     CHECK_MSG(run(ctx, &a, &w.frag_m, dd, M, N, L, &o, out) == TETRA_OK, "AUTO: %s", tetra_last_error());
     CHECK(run(ctx, &a, &w.frag_m, dd, M, N, L, &o, again) == TETRA_OK);
     CHECK_MSG(memcmp(out, again, bytes) == 0, "AUTO repeat differs");
@@ -285,7 +298,6 @@ static void auto_case(tetra_context *ctx, int64_t M, int64_t N, int64_t K, int64
     free(out);
     free(again);
     free(ref);
-    free(wv);
 }
 
 /* 3: the GEMV on fragment weights. path AUTO (splits 0) or GEMV (splits pinned 1 / 2 / 4),
@@ -298,29 +310,13 @@ static void gemv_case(tetra_context *ctx, int64_t M, int64_t N, int64_t K, int64
     tetra_rng r = {seed};
     weights w;
     acts a;
-    const int64_t cnt = M * N * L, nkb = K / 16;
+    const int64_t cnt = M * N * L;
     const size_t bytes = (size_t)cnt * tu_dtype_size(dd);
     void *out = tu_xmalloc(bytes), *again = tu_xmalloc(bytes);
-    double *ref = (double *)tu_xmalloc((size_t)cnt * 8), *wv = (double *)tu_xmalloc((size_t)(N * K) * 8);
+    double *ref = (double *)tu_xmalloc((size_t)cnt * 8);
     make_weights(&w, &r, N, K, L, nan_scale);
     make_acts(&a, &r, at, M, K, L);
-    for (int64_t l = 0; l < L; l++) {
-        const uint8_t *v = w.val + l * w.val_b, *sc = w.sc + l * w.sc_b;
-        for (int64_t n = 0; n < N; n++)
-            for (int64_t k = 0; k < K; k++) {
-                const unsigned c = code_at(v, n, k, K);
-                const uint8_t sb = sc[tetra_swizzled_offset(n, k / 16, nkb)];
-                /* the NaN code's row: any finite stand-in (its outputs are checked for NaN) */
-                wv[n * K + k] = tetra_e2m1_magnitude(c & 7u) * (c & 8u ? -1.0 : 1.0) *
-                                (sb == 0x7F ? 1.0 : tetra_ue4m3_value(sb)) * 0.5;
-            }
-        for (int64_t m = 0; m < M; m++)
-            for (int64_t n = 0; n < N; n++) {
-                double acc = 0.0;
-                for (int64_t k = 0; k < K; k++) acc += a.ha[(l * M + m) * K + k] * wv[n * K + k];
-                ref[(l * M + m) * N + n] = acc;
-            }
-    }
+    fp64_ref(&w, &a, M, N, K, L, 1.0, NULL, ref);
     for (int i = 0; i < 4; i++) {
         tetra_gemm_options o = tetra_gemm_options_default();
         tetra_status st;
@@ -374,7 +370,6 @@ static void gemv_case(tetra_context *ctx, int64_t M, int64_t N, int64_t K, int64
     free(out);
     free(again);
     free(ref);
-    free(wv);
 }
 
 /* 5: the BT-256 kernels on fragment weights (the FRAG instances of v10.3 / v10.8; helper
@@ -416,7 +411,7 @@ static void bt256_case(tetra_context *ctx, const fcase *c, uint64_t seed) {
     enum { RUNS = 4 };
     static const char *names[RUNS] = {"AUTO", "WGMMA_T tile 256 splits 1", "WGMMA_T tile 256 splits 2",
                                       "batch_invariant"};
-    const int64_t M = c->m, N = c->n, K = c->k, L = c->l, nkb = K / 16, cnt = M * N * L;
+    const int64_t M = c->m, N = c->n, K = c->k, L = c->l, cnt = M * N * L;
     const size_t bytes = (size_t)cnt * tu_dtype_size(c->d_dtype);
     tetra_rng r = {seed};
     weights w;
@@ -424,7 +419,7 @@ static void bt256_case(tetra_context *ctx, const fcase *c, uint64_t seed) {
     tu_devbuf bias = {0};
     double *hb = NULL;
     void *o_frag = tu_xmalloc(bytes), *o_std = tu_xmalloc(bytes), *again = tu_xmalloc(bytes);
-    double *ref = (double *)tu_xmalloc((size_t)cnt * 8), *wv = (double *)tu_xmalloc((size_t)(N * K) * 8);
+    double *ref = (double *)tu_xmalloc((size_t)cnt * 8);
     make_weights(&w, &r, N, K, L, c->nan_scale);
     make_acts(&a, &r, c->a_dtype, M, K, L);
     if (c->bias) {
@@ -435,22 +430,7 @@ static void bt256_case(tetra_context *ctx, const fcase *c, uint64_t seed) {
         tu_dev_upload(&bias, hf, (size_t)N * 4);
         free(hf);
     }
-    for (int64_t l = 0; l < L; l++) {
-        const uint8_t *v = w.val + l * w.val_b, *sc = w.sc + l * w.sc_b;
-        for (int64_t n = 0; n < N; n++)
-            for (int64_t k = 0; k < K; k++) {
-                const unsigned code = code_at(v, n, k, K);
-                const uint8_t sb = sc[tetra_swizzled_offset(n, k / 16, nkb)];
-                wv[n * K + k] = tetra_e2m1_magnitude(code & 7u) * (code & 8u ? -1.0 : 1.0) *
-                                (sb == 0x7F ? 1.0 : tetra_ue4m3_value(sb)) * 0.5;
-            }
-        for (int64_t m = 0; m < M; m++)
-            for (int64_t n = 0; n < N; n++) {
-                double acc = 0.0;
-                for (int64_t k = 0; k < K; k++) acc += a.ha[(l * M + m) * K + k] * wv[n * K + k];
-                ref[(l * M + m) * N + n] = 0.75 * acc + (hb ? hb[n] : 0.0);
-            }
-    }
+    fp64_ref(&w, &a, M, N, K, L, 0.75, hb, ref);
     printf("  bt256 M=%lld N=%lld K=%lld L=%lld a=%s d=%s bias %d nan %d (AUTO at BT 256: %s)\n", (long long)M,
            (long long)N, (long long)K, (long long)L, tu_dtype_name(c->a_dtype), tu_dtype_name(c->d_dtype), c->bias,
            c->nan_scale, tetra_gemm_frag_bt256_auto() ? "on" : "off");
@@ -523,7 +503,6 @@ static void bt256_case(tetra_context *ctx, const fcase *c, uint64_t seed) {
     free(o_std);
     free(again);
     free(ref);
-    free(wv);
 }
 
 /* src/cuda/gemv.cu, not public: pin the fragment GEMV's X16 threshold (returns 0 where the
@@ -583,7 +562,7 @@ static void x16_case(tetra_context *ctx, int64_t M, int64_t N, int64_t K, int64_
 /* src/cuda/gemv.cu, not public: the fragment GEMV's cluster-K (TETRA_GEMV_FRAG_CK): the piece
  * count P an unpinned GEMV call of this shape takes on ctx now (0: the ordinary kernel, or a
  * build without the switch), and the process's mode (0 off, 1 AUTO, 2 everywhere) */
-int tetra_gemv_frag_ck_pieces(tetra_context *ctx, int64_t n, int64_t k, int64_t batch);
+int tetra_gemv_frag_ck_pieces(tetra_context *ctx, int64_t m, int64_t n, int64_t k, int64_t batch);
 int tetra_gemv_frag_ck_mode(void);
 static int g_frag_ck_expected; /* mode 2 on an sm_90+ device: cluster-K must be taken (>= 8 segments) */
 
@@ -597,15 +576,15 @@ static int g_frag_ck_expected; /* mode 2 on an sm_90+ device: cluster-K must be 
 static void fragck_case(tetra_context *ctx, int64_t M, int64_t N, int64_t K, int64_t L, tetra_dtype at,
                         tetra_dtype dd, int nan_scale, uint64_t seed) {
     static const int x16_pins[2] = {99, 1};
-    const int P = tetra_gemv_frag_ck_pieces(ctx, N, K, L);
-    const int64_t cnt = M * N * L, nkb = K / 16;
+    const int P = tetra_gemv_frag_ck_pieces(ctx, M, N, K, L);
+    const int64_t cnt = M * N * L;
     const size_t bytes = (size_t)cnt * tu_dtype_size(dd);
     const int loaders = tetra_gemv_frag_x16_pin(-1) ? 2 : 1;
     tetra_rng r = {seed};
     weights w;
     acts a;
     tu_devbuf bias;
-    double *ref, *wv, *hb;
+    double *ref, *hb;
     void *o_ck, *o_pin, *again;
     if (!P) {
         CHECK_MSG(!(g_frag_ck_expected && K % 128 == 0 && K / 128 >= 8),
@@ -619,7 +598,6 @@ static void fragck_case(tetra_context *ctx, int64_t M, int64_t N, int64_t K, int
     o_pin = tu_xmalloc(bytes);
     again = tu_xmalloc(bytes);
     ref = (double *)tu_xmalloc((size_t)cnt * 8);
-    wv = (double *)tu_xmalloc((size_t)(N * K) * 8);
     hb = (double *)tu_xmalloc((size_t)N * 8);
     make_weights(&w, &r, N, K, L, nan_scale);
     make_acts(&a, &r, at, M, K, L);
@@ -630,22 +608,7 @@ static void fragck_case(tetra_context *ctx, int64_t M, int64_t N, int64_t K, int
         tu_dev_upload(&bias, hf, (size_t)N * 4);
         free(hf);
     }
-    for (int64_t l = 0; l < L; l++) {
-        const uint8_t *v = w.val + l * w.val_b, *sc = w.sc + l * w.sc_b;
-        for (int64_t n = 0; n < N; n++)
-            for (int64_t k = 0; k < K; k++) {
-                const unsigned code = code_at(v, n, k, K);
-                const uint8_t sb = sc[tetra_swizzled_offset(n, k / 16, nkb)];
-                wv[n * K + k] = tetra_e2m1_magnitude(code & 7u) * (code & 8u ? -1.0 : 1.0) *
-                                (sb == 0x7F ? 1.0 : tetra_ue4m3_value(sb)) * 0.5;
-            }
-        for (int64_t m = 0; m < M; m++)
-            for (int64_t n = 0; n < N; n++) {
-                double acc = 0.0;
-                for (int64_t k = 0; k < K; k++) acc += a.ha[(l * M + m) * K + k] * wv[n * K + k];
-                ref[(l * M + m) * N + n] = 0.75 * acc + hb[n];
-            }
-    }
+    fp64_ref(&w, &a, M, N, K, L, 0.75, hb, ref);
     for (int x = 0; x < loaders; x++) {
         tetra_gemm_options o = tetra_gemm_options_default(), op;
         tetra_status st, sp;
@@ -684,7 +647,6 @@ static void fragck_case(tetra_context *ctx, int64_t M, int64_t N, int64_t K, int
     free(o_pin);
     free(again);
     free(ref);
-    free(wv);
     free(hb);
 }
 

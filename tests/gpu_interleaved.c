@@ -23,37 +23,10 @@
 
 #define TEST_SEED 20261208ull
 
-typedef struct {
-    tetra_matrix m; /* host descriptor */
-    uint8_t *data, *scales;
-    size_t dbytes, sbytes;
-} stdmat;
-
-/* Random standard NVFP4 on the host; linear scale_ld = K/16 + spad; batch strides padded
- * when L > 1. Scale codes 0x00..0x7E. */
-static stdmat std_make(tetra_rng *r, long long N, long long K, long long L, tetra_scale_layout lay, long long spad) {
-    stdmat s;
-    long long bs = N * K + (L > 1 ? 64 : 0);
-    long long sbs = (long long)tetra_nvfp4_scale_bytes(N, K, lay) + (lay == TETRA_SCALE_LINEAR ? N * spad : 0) +
-                    (L > 1 ? 24 : 0);
-    s.dbytes = (size_t)(L * bs / 2);
-    s.sbytes = (size_t)(L * sbs);
-    s.data = malloc(s.dbytes);
-    s.scales = malloc(s.sbytes);
-    for (size_t i = 0; i < s.dbytes; i++) s.data[i] = (uint8_t)tetra_rng_next(r);
-    for (size_t i = 0; i < s.sbytes; i++) s.scales[i] = (uint8_t)(tetra_rng_next(r) % 0x7F);
-    s.m = tetra_matrix_nvfp4(s.data, s.scales, lay, N, K, 0.25f);
-    s.m.batch = L;
-    s.m.batch_stride = L > 1 ? bs : 0;
-    s.m.scale_ld = lay == TETRA_SCALE_LINEAR ? K / 16 + spad : 0;
-    s.m.scale_batch_stride = L > 1 ? sbs : 0;
-    return s;
-}
-
 static void convert_case(tetra_context *ctx, long long N, long long K, long long L, tetra_scale_layout lay,
                          long long spad, tetra_scale_layout back) {
     tetra_rng r = {TEST_SEED + (uint64_t)(N * 7 + K + L)};
-    stdmat s = std_make(&r, N, K, L, lay, spad), b = std_make(&r, N, K, L, back, 0);
+    tu_stdmat s = tu_std_make(&r, N, K, L, lay, spad, 0.25f, 0x7F), b = tu_std_make(&r, N, K, L, back, 0, 0.25f, 0x7F);
     size_t P = tetra_nvfp4_interleaved_bytes(N, K) * (size_t)L;
     uint8_t *hil = malloc(P), *dil = malloc(P), *hbd = malloc(b.dbytes), *hbs = malloc(b.sbytes);
     tu_devbuf ds = tu_dev_alloc(s.dbytes, 0), dss = tu_dev_alloc(s.sbytes, 0), di = tu_dev_alloc(P, 0xAB),
@@ -102,7 +75,7 @@ static void convert_case(tetra_context *ctx, long long N, long long K, long long
 static void nan_case(tetra_context *ctx, long long M, long long N, long long K, int splits, tetra_gemm_path path,
                      tetra_dtype ydt) {
     tetra_rng r = {TEST_SEED + 99 + (uint64_t)K};
-    stdmat s = std_make(&r, N, K, 1, TETRA_SCALE_LINEAR, 0);
+    tu_stdmat s = tu_std_make(&r, N, K, 1, TETRA_SCALE_LINEAR, 0, 0.25f, 0x7F);
     size_t P = tetra_nvfp4_interleaved_bytes(N, K), esz = ydt == TETRA_DTYPE_FP32 ? 4 : 2;
     size_t yb = (size_t)(M * N) * esz;
     const long long nan_rows[2] = {5, N - 2};
@@ -172,7 +145,7 @@ static void nan_case(tetra_context *ctx, long long M, long long N, long long K, 
 static void refusals(tetra_context *ctx) {
     tetra_rng r = {TEST_SEED + 5};
     const long long N = 128, K = 256;
-    stdmat s = std_make(&r, N, K, 1, TETRA_SCALE_SWIZZLED_128X4, 0);
+    tu_stdmat s = tu_std_make(&r, N, K, 1, TETRA_SCALE_SWIZZLED_128X4, 0, 0.25f, 0x7F);
     size_t P = tetra_nvfp4_interleaved_bytes(N, K);
     tu_devbuf dw = tu_dev_alloc(s.dbytes, 0), dws = tu_dev_alloc(s.sbytes, 0), dil = tu_dev_alloc(P, 0),
               dx = tu_dev_alloc((size_t)(65 * K) * 2, 0), dy = tu_dev_alloc((size_t)(65 * N) * 4, 0xFF),

@@ -28,10 +28,17 @@ for tool in racecheck synccheck memcheck; do ( env TETRA_TEST_QUICK=1 TETRA_GEMM
 ( env TETRA_GEMM_TEST_HASH=1 TETRA_GEMM_TEST_ONLY=wgmma_t timeout 150 build-k2/tests/gpu_gemm > $R/logs/k2-hash.log 2>&1; echo "rc=$?" >> $R/logs/k2-hash.log ) &
 ( timeout 150 build-k2/tests/gpu_gemm_fragment > $R/logs/k2-fragment.log 2>&1; echo "rc=$?" >> $R/logs/k2-fragment.log ) &
 wait; echo "correctness done at $(el) s"
+# v7.7's cluster-K instances everywhere (TETRA_GEMM_T_CK=2): hashes, fragment bits, racecheck
+for b in main k2; do ( env TETRA_GEMM_T_CK=2 TETRA_GEMM_TEST_HASH=1 TETRA_GEMM_TEST_ONLY=wgmma_t timeout 150 build-$b/tests/gpu_gemm > $R/logs/$b-hash-ck.log 2>&1; echo "rc=$?" >> $R/logs/$b-hash-ck.log ) & done
+( env TETRA_GEMM_T_CK=2 timeout 150 build-k2/tests/gpu_gemm_fragment > $R/logs/k2-fragment-ck.log 2>&1; echo "rc=$?" >> $R/logs/k2-fragment-ck.log ) &
+( env TETRA_GEMM_T_CK=2 TETRA_TEST_QUICK=1 TETRA_GEMM_TEST_ONLY=wgmma_t timeout 180 compute-sanitizer --tool racecheck --error-exitcode 99 build-k2/tests/gpu_gemm > $R/logs/san-k2-ck-racecheck.log 2>&1; echo "rc=$?" >> $R/logs/san-k2-ck-racecheck.log ) &
+wait; echo "cluster-K correctness done at $(el) s"
 ( env TETRA_TEST_QUICK=1 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 99 build-k2/tests/gpu_gemm_fragment > $R/logs/san-k2-frag-memcheck.log 2>&1; echo "rc=$?" >> $R/logs/san-k2-frag-memcheck.log )
-for f in $R/logs/san-*.log $R/logs/*-hash.log $R/logs/k2-fragment.log; do echo "$(basename $f .log): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|all checks passed|CHECK failed|rc=' $f | head -4 | tr '\n' ' ')"; done
+for f in $R/logs/san-*.log $R/logs/*-hash*.log $R/logs/k2-fragment*.log; do echo "$(basename $f .log): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|all checks passed|CHECK failed|rc=' $f | head -4 | tr '\n' ' ')"; done
 grep " hash " $R/logs/main-hash.log | sort > $R/logs/h-main.txt; grep " hash " $R/logs/k2-hash.log | sort > $R/logs/h-k2.txt
 echo "hash lines: main $(wc -l < $R/logs/h-main.txt), k2 $(wc -l < $R/logs/h-k2.txt), main only $(comm -23 $R/logs/h-main.txt $R/logs/h-k2.txt | wc -l), k2 only $(comm -13 $R/logs/h-main.txt $R/logs/h-k2.txt | wc -l) (expect 0 and 0)"
+grep " hash " $R/logs/main-hash-ck.log | sort > $R/logs/h-main-ck.txt; grep " hash " $R/logs/k2-hash-ck.log | sort > $R/logs/h-k2-ck.txt
+echo "hash lines (T_CK=2): main $(wc -l < $R/logs/h-main-ck.txt), k2 $(wc -l < $R/logs/h-k2-ck.txt), differing $(diff $R/logs/h-main-ck.txt $R/logs/h-k2-ck.txt | grep -c '^>') (expect 0)"
 snap
 step() { local name=$1 limit=$2; shift 2; local l=$(( $(left) - 3 )); [ $l -lt 20 ] && { echo "$name SKIPPED"; return; }; [ $limit -gt $l ] && limit=$l
   echo "$name: $*" >> $R/logs/commands.txt

@@ -36,6 +36,10 @@
  * TETRA_SCALE_FRAGMENT_128X64 (FRAG instances) v7's consumer threads dequantize v7's prepared
  * fragments; at BT = 256 each transform thread does that for two of v7's 16-row groups and
  * stores the registers into the same swizzled W tile with stmatrix (xform_frag_consts).
+ * v7.7 (build switch TETRA_GEMM_T_CK, default 1; 0: not built): v7's split-K products as clusters
+ * of their S splits along z (gemm_wgmma_t_ck_kernel, v7's body with CK set: no A multicast
+ * pair), the partials staged in each CTA's A ring and summed in split order from the cluster's
+ * shared memory (ck_reduce_t): no workspace partials, no reduce kernel, the same bits.
  * Takes (else TETRA_ERR_UNSUPPORTED, the mma.sync kernel takes the problem): an sm_90
  * device and a binary with sm_90a code; A BF16/FP16 (W4A4 arrives here as A staged in
  * BF16 by gemm_api.c), 16-byte
@@ -56,6 +60,16 @@
 #include "../format/fragment_map.h" /* the BT-256 FRAG transform's offsets */
 #include "smem.cuh"
 #include "wgmma.cuh" /* TETRA_SM90_DEVICE */
+
+/* v7.7, cluster-K for v7's split-K (docs/notes/gemm-sm90.md, "v7.7"): 0 builds none of it
+ * (the other kernels' SASS is the same either way); 1 (default since session 19, run 96): AUTO
+ * runs v7's split-K products as clusters of their splits, reduced in the cluster's shared
+ * memory, where the clusters fit in one wave; 2: also pinned splits (tests). With 1 or 2
+ * the environment's TETRA_GEMM_T_CK=0 / 1 / 2 overrides it (read once). CMake sets it (cache
+ * variable of the same name). */
+#ifndef TETRA_GEMM_T_CK
+#define TETRA_GEMM_T_CK 1
+#endif
 
 namespace {
 
@@ -257,17 +271,20 @@ __device__ __forceinline__ void ss_trace_end(const sm90_params &p) {
 #endif /* TETRA_SM90_DEVICE */
 
 #if TETRA_SM90_DEVICE
-/* This CTA's batch index, split and K-tile range [kt0, kt0 + nk) (grid z = l + batch * split),
+/* This CTA's batch index, split and K-tile range [kt0, kt0 + nk) (grid z = l + batch * split;
+ * cluster-K: z = split + splits * l),
  * as the three kernels read them. nk is shuffled: ptxas computes the 64-bit divisions in
  * vector registers, and a K-tile count it does not know to be uniform made the loop's ring
  * counters per-thread. */
 struct cta_split {
     int l, split, kt0, nk;
 };
-__device__ __forceinline__ cta_split cta_split_of(const sm90_params &p) {
+template <bool CK = false> __device__ __forceinline__ cta_split cta_split_of(const sm90_params &p) {
     cta_split c;
-    c.l = (int)(blockIdx.z % (unsigned)p.batch);
-    c.split = (int)(blockIdx.z / (unsigned)p.batch);
+    /* CK (v7.7, cluster-K): z = split + splits * l instead, so that the splits of one output
+     * tile are consecutive in z: one cluster of (1, 1, splits) */
+    c.l = CK ? (int)(blockIdx.z / (unsigned)p.splits) : (int)(blockIdx.z % (unsigned)p.batch);
+    c.split = CK ? (int)(blockIdx.z % (unsigned)p.splits) : (int)(blockIdx.z / (unsigned)p.batch);
     c.kt0 = (int)((int64_t)c.split * p.ktiles / p.splits);
     c.nk = __shfl_sync(0xFFFFFFFFu, (int)((int64_t)(c.split + 1) * p.ktiles / p.splits) - c.kt0, 0);
     return c;
@@ -376,6 +393,20 @@ __device__ __forceinline__ void tma_load_3d_multicast(uint32_t dst, const CUtens
 /* Cluster-wide barrier (all non-exited threads of both CTAs), split in its two halves. */
 __device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release;\n" ::: "memory"); }
 __device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory"); }
+/* An arrival that orders nothing (cluster-K's exit barrier: it only keeps this CTA's shared
+ * memory alive; the loads it guards have returned, their sum is stored) */
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+    asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory");
+}
+/* 16 bytes at a shared::cluster address (from mapa_shared) */
+__device__ __forceinline__ float4 ld_cluster_f4(uint32_t addr) {
+    float4 v;
+    asm volatile("ld.shared::cluster.v4.f32 {%0,%1,%2,%3}, [%4];\n"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "r"(addr)
+                 : "memory");
+    return v;
+}
 
 __device__ __forceinline__ void cp_async4(uint32_t dst, const void *src, int src_bytes) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
@@ -714,16 +745,18 @@ __device__ __forceinline__ void issue_a_multicast(const CUtensorMap *tm_a, uint3
  * halves are 1024-byte multiples, so the 128B swizzle pattern is that of the whole tile.
  * V7TRACE (v7 in TETRA_GEMM_TRACE builds): the issuers' V7_TK_A_* / V7_TK_R_* readings (KT > 1:
  * at a stage's first K-tile only).
- * KT > 1 (v7 with TETRA_GEMM_V7_STAGE_KT = 2, MULTICAST_A): a stage of either ring holds KT
+ * CK (v7.7, cluster-K; MULTICAST_A false): no pair, tm_a's box is still half the tile, so this
+ * CTA loads both halves into its own stage (half_a: the first only; the second was zeroed).
+ * KT > 1 (v7 with TETRA_GEMM_V7_STAGE_KT = 2, MULTICAST_A or CK): a stage of either ring holds KT
  * K-tiles, kt0 + i .. kt0 + i + KT - 1 for i = 0, KT, 2 KT, ... (stages count from the CTA's
  * own range, which may start at an odd K-tile); the last one holds nk - i < KT if nk is not a
  * multiple of KT, and expects only those tiles' bytes (issue_a_multicast, produce_raw_stage). */
-template <class C, bool MULTICAST_A = false, bool FRAG = false, bool V7TRACE = false, int KT = 1>
+template <class C, bool MULTICAST_A = false, bool FRAG = false, bool V7TRACE = false, bool CK = false, int KT = 1>
 __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CUtensorMap *tm_b, const sm90_params &p,
                                                uint32_t sb, uint32_t afull, uint32_t aempty, uint32_t rfull,
                                                uint32_t rempty, int m0, int n0, int l, int kt0, int nk, int lane,
                                                int diag, uint32_t cta_rank = 0, bool half_a = false) {
-    static_assert(KT == 1 || MULTICAST_A, "KT > 1: v7 only");
+    static_assert(KT == 1 || MULTICAST_A || CK, "KT > 1: v7 only");
     const int pw = (threadIdx.x % 128) / 32;
     uint32_t *const tr0 = V7TRACE ? v7_trace_row0(p) : nullptr;
     (void)tr0;
@@ -732,6 +765,20 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
             ring_pos<C::SA> ra = {0, 0};
             for (int i = 0; i < nk; i += KT, ra.next()) {
                 const int nt = KT == 1 ? 1 : min(KT, nk - i); /* K-tiles in this stage */
+                if (CK) {
+                    const uint32_t dst = sb + C::OFF_A + ra.slot * (KT * C::A_TILE_BYTES), half = C::A_TILE_BYTES / 2;
+                    mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1); /* this CTA's wgmmas done */
+                    if (V7TRACE) V7_TRACE_KT(tr0, i, V7_TK_A_EMPTY);
+                    mbar_arrive_expect_tx(afull + 8 * ra.slot, nt * (half_a ? half : 2 * half));
+                    for (int u = 0; u < nt; u++) {
+                        tma_load_3d(dst + u * C::A_TILE_BYTES, tm_a, (kt0 + i + u) * W_BK, m0, l, afull + 8 * ra.slot);
+                        if (!half_a) /* rows m0 + BT / 2 .. : inside M (M - m0 > BT / 2) */
+                            tma_load_3d(dst + u * C::A_TILE_BYTES + half, tm_a, (kt0 + i + u) * W_BK,
+                                        m0 + (int)(half / (W_BK * 2)), l, afull + 8 * ra.slot);
+                    }
+                    if (V7TRACE) V7_TRACE_KT(tr0, i, V7_TK_A_ISSUED);
+                    continue;
+                }
                 if (MULTICAST_A) {
                     /* both CTAs' wgmmas done; a CTA-scope acquire (mbar_wait) suffices: only
                      * the TMA below follows, no read of the peer's data (.acquire.cluster
@@ -1403,13 +1450,54 @@ enum {
  * every write into the ring has landed and none can follow; the wgmmas that read the
  * ring are retired by wgmma_wait<0> for this warpgroup and, for the other one (it
  * reads every A stage too), by the consumers' named barrier below. */
+/* v7.7, cluster-K: the split-K sum of one output tile from the staged FP32 partials of the
+ * cluster's S = p.splits CTAs (cluster rank = split; each staged BT rows of 512 bytes at
+ * `stage`, swizzled as stage_out32 writes them, the values the ordinary path stores to its
+ * workspace), written to D. Output chunk o = (row o / 32 of the tile, n 4 (o % 32) .. + 3): the
+ * rows inside M are spread over the cluster's S x 256 consumer threads (a warp reads one
+ * row's 32 chunks: 512 contiguous bytes); a chunk's S partials are loaded (ld.shared::cluster,
+ * all S in flight), then added in split order from 0.0f and stored by splitk_store: the adds,
+ * order, scale, bias and rounding of gemm_wgmma_splitk_reduce, so the same bits. Called
+ * between the cluster barrier after the staging and the exit barrier. */
 template <int BT>
+__device__ __forceinline__ void ck_reduce_t(const sm90_params &p, uint32_t stage, int m0, int n0, int l) {
+    const int S = p.splits, rows = min(BT, p.m - m0);
+    const float scale = tetra_gemm_scale(p.alpha, NULL, p.gb);
+    for (int o = (int)cluster_ctarank() * W_CONSUMERS + (int)threadIdx.x; o < rows * 32; o += S * W_CONSUMERS) {
+        const int row = o / 32, q = o % 32, c0 = n0 + 4 * q;
+        if (c0 >= p.n) continue;
+        const uint32_t a = stage + (uint32_t)row * EPI_ROW32 + (uint32_t)((q ^ (2 * ((row / 2) % 4))) << 4);
+        float4 x[SPLIT_MAX];
+#pragma unroll
+        for (int sp = 0; sp < SPLIT_MAX; sp++)
+            x[sp] = sp < S ? ld_cluster_f4(mapa_shared(a, (uint32_t)sp)) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+        for (int sp = 0; sp < SPLIT_MAX; sp++) {
+            if (sp >= S) break;
+            v.x = __fadd_rn(v.x, x[sp].x);
+            v.y = __fadd_rn(v.y, x[sp].y);
+            v.z = __fadd_rn(v.z, x[sp].z);
+            v.w = __fadd_rn(v.w, x[sp].w);
+        }
+        const int m = m0 + row, cn = min(4, p.n - c0);
+        splitk_store(p, scale, l, m, c0, v.x);
+        if (cn > 1) splitk_store(p, scale, l, m, c0 + 1, v.y);
+        if (cn > 2) splitk_store(p, scale, l, m, c0 + 2, v.z);
+        if (cn > 3) splitk_store(p, scale, l, m, c0 + 3, v.w);
+    }
+}
+
+/* CK (v7.7): no pair barrier is pending (the K loop did no cluster_arrive); the FP32 partials
+ * are staged as for the workspace, then cluster barrier, ck_reduce_t, exit barrier (the
+ * producer warps take part in both). */
+template <int BT, bool CK = false>
 __device__ __forceinline__ void store_tile_t(const float (&acc)[BT / 2], const sm90_params &p, uint32_t stage,
                                              int m0, int n0, int l, int split, int wg, uint32_t warp,
                                              uint32_t lane) {
     const uint32_t g = lane / 4, tq = lane % 4;
     const uint32_t r = 64 * (uint32_t)wg + 16 * warp + g; /* this thread's weight rows r and r + 8 */
-    const bool to_ws = p.splits > 1;
+    const bool to_ws = CK || p.splits > 1;
     const int out = to_ws ? (int)TETRA_DTYPE_FP32 : p.d_dtype;
     const float scale = to_ws ? 1.0f : tetra_gemm_scale(p.alpha, NULL, p.gb);
     /* the accumulators carry the operand factor 2^-B_EXP2: taking it back first is exact,
@@ -1436,6 +1524,14 @@ __device__ __forceinline__ void store_tile_t(const float (&acc)[BT / 2], const s
         const uint32_t a = stage + (8 * (j / 2) + i) * EPI_ROW16 + ((q ^ i) << 4);
         if (out == TETRA_DTYPE_FP16) stage_out16<false>(acc, a, unit, scale, b0, b1);
         else stage_out16<true>(acc, a, unit, scale, b0, b1);
+    }
+    if (CK) {
+        cluster_arrive(); /* release: this thread's staged partials */
+        cluster_wait();   /* acquire: every CTA's */
+        ck_reduce_t<BT>(p, stage, m0, n0, l);
+        cluster_arrive_relaxed(); /* the peers' loads from this CTA are done before it exits */
+        cluster_wait();
+        return;
     }
     /* each warpgroup stores the 64 n it staged: rows of all four of its warps */
     if (wg == 0) named_bar_sync<EPI_BAR_WG, 128>();
@@ -1480,11 +1576,14 @@ __device__ __forceinline__ void store_tile_t(const float (&acc)[BT / 2], const s
  * and a stage is refilled only after the consumer warps of BOTH CTAs released it (each
  * warp arrives on its own CTA's aempty and, through mapa, on the peer's). A CTA past N
  * (grid x is rounded up to even) computes on zero-filled weights and stores nothing.
- * TETRA_GEMM_TRACE builds: the clock trace (V7_TR_*, V7_TK_*) when p.trace is set. */
-template <bool IS_BF16, int BT, bool FRAG>
-__global__ void __launch_bounds__(W_THREADS, 1)
-gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
-                    const sm90_params p) {
+ * TETRA_GEMM_TRACE builds: the clock trace (V7_TR_*, V7_TK_*) when p.trace is set.
+ * CK (v7.7, gemm_wgmma_t_ck_kernel): clusters of (1, 1, splits) instead, z = split + splits *
+ * l: each CTA loads its own whole A tile (two half boxes), its aempty counts its own 8
+ * consumer warps, no remote arrivals, a CTA barrier instead of the start's cluster barrier, and
+ * store_tile_t<BT, true> ends with the cluster's reduce (two cluster barriers, which the
+ * producer warps join). */
+template <bool IS_BF16, int BT, bool FRAG, bool CK>
+__device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &p) {
 #if TETRA_SM90_DEVICE
     typedef cfg_t<BT> C;
     extern __shared__ uint8_t smem_raw[];
@@ -1492,10 +1591,10 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     const uint32_t afull = sb + C::OFF_BAR, aempty = afull + 8 * C::SA;
     const uint32_t rfull = aempty + 8 * C::SA, rempty = rfull + 8 * C::SR;
     const int n0 = blockIdx.x * C::BN, m0 = blockIdx.y * BT;
-    const cta_split cs = cta_split_of(p);
+    const cta_split cs = cta_split_of<CK>(p);
     const int l = cs.l, split = cs.split, kt0 = cs.kt0, nk = cs.nk;
     const int wg = __shfl_sync(0xFFFFFFFFu, (int)(threadIdx.x / 128), 0), lane = threadIdx.x % 32;
-    const uint32_t cta_rank = cluster_ctarank(); /* 0 or 1 in the pair */
+    const uint32_t cta_rank = cluster_ctarank(); /* 0 or 1 in the pair (CK: the split) */
 #ifdef TETRA_GEMM_DIAG
     const int diag = p.diag; /* 1: no dequantization (stale fragments), 3: no scale loads, 4: both */
 #else
@@ -1509,7 +1608,7 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     if (threadIdx.x == 0) {
         for (int s = 0; s < C::SA; s++) {
             mbar_init(afull + 8 * s, 1);      /* this CTA's A producer's expect_tx (both halves) */
-            mbar_init(aempty + 8 * s, 2 * 8); /* one per consumer warp of both CTAs */
+            mbar_init(aempty + 8 * s, CK ? 8 : 2 * 8); /* one per consumer warp of both CTAs (CK: this CTA's) */
         }
         for (int s = 0; s < C::SR; s++) {
             mbar_init(rfull + 8 * s, 1 + 32);       /* raw producer's expect_tx + one per lane */
@@ -1531,19 +1630,29 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* generic writes -> wgmma reads */
     }
     /* the peer multicasts into this CTA's stages and arrives on its aempty barriers: both
-     * CTAs' barriers must be initialized first (also the CTA-wide barrier __syncthreads was) */
-    cluster_arrive();
-    cluster_wait();
+     * CTAs' barriers must be initialized first (also the CTA-wide barrier __syncthreads was).
+     * CK: nothing of another CTA touches this one before the epilogue's cluster barrier */
+    if (CK) {
+        __syncthreads();
+    } else {
+        cluster_arrive();
+        cluster_wait();
+    }
     if (threadIdx.x == 0) SS_TRACE_HDR(p, SS_TR_SYNCED, (uint32_t)clock64());
 
     if (wg == 2) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)V7_PRODUCER_REGS));
-        produce_stages<C, true, FRAG, TETRA_V7_TRACED, C::KT>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0,
-                                                              n0, l, kt0, nk, lane, diag, cta_rank, half_a);
+        produce_stages<C, !CK, FRAG, TETRA_V7_TRACED, CK, C::KT>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty,
+                                                                 m0, n0, l, kt0, nk, lane, diag, cta_rank, half_a);
         /* the exit barrier (see the consumers'): barrier.cluster would also let exited
-         * threads through, but taking part costs these idle warps nothing */
+         * threads through, but taking part costs these idle warps nothing. CK: the partials'
+         * barrier, then the exit barrier (store_tile_t) */
         cluster_arrive();
         cluster_wait();
+        if (CK) {
+            cluster_arrive();
+            cluster_wait();
+        }
         return;
     }
 
@@ -1560,7 +1669,7 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     const uint32_t sc_off1 = p.scale_bulk ? 16 * ((r + 8) & 31) + 4 * ((r + 8) >> 5) : 4 * (r + 8);
     const uint32_t sel = tq | ((tq + 4) << 4);
     const uint32_t db0 = wgmma_desc_lo(sb + C::OFF_A); /* both consumers read all BT tokens */
-    const uint32_t aempty_peer = mapa_shared(aempty, cta_rank ^ 1u);
+    const uint32_t aempty_peer = CK ? 0u : mapa_shared(aempty, cta_rank ^ 1u);
     ring_pos<C::SA> ra = {0, 0};
     ring_pos<C::SR> rr = {0, 0};
     uint32_t a_prev = 0;
@@ -1623,7 +1732,7 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
         /* K-tile i - 1 was the last of A stage a_prev (KT = 2: i is its successor's first) */
         if (u == 0 && i > 0 && lane == 0) { /* both CTAs' producers write this stage */
             mbar_arrive(aempty + 8 * a_prev);
-            mbar_arrive_remote(aempty_peer + 8 * a_prev);
+            if (!CK) mbar_arrive_remote(aempty_peer + 8 * a_prev);
         }
         if (u == C::KT - 1) {
             a_prev = ra.slot;
@@ -1641,14 +1750,14 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     V7_STAMP_HDR(SS_TR_LOOP_END, V7_TR_LOOP_END1);
     /* this CTA's last remote arrival is done; the wait below keeps its shared memory alive
      * until the peer's are (the peer's multicasts into it have all landed: every afull
-     * stage was waited on) */
-    cluster_arrive();
+     * stage was waited on). CK: no pair; store_tile_t's barriers */
+    if (!CK) cluster_arrive();
     wgmma_wait<0>();
     wgmma_acc_fence<C::NACC>(acc);
     V7_STAMP_HDR(SS_TR_DRAINED, V7_TR_DRAINED1);
 
     /* ---- epilogue: store_tile_t (shared with the v10 kernel) */
-    store_tile_t<BT>(acc, p, sb + C::OFF_A, m0, n0, l, split, wg, warp, lane);
+    store_tile_t<BT, CK>(acc, p, sb + C::OFF_A, m0, n0, l, split, wg, warp, lane);
     if (tracer) {
         if (wg == 0) ss_trace_end(p);
         else SS_TRACE_HDR(p, V7_TR_STORED1, (uint32_t)clock64());
@@ -1662,6 +1771,27 @@ gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_const
     __trap(); /* never launched: the launcher checks g_wgmma_kernel_built */
 #endif
 }
+template <bool IS_BF16, int BT, bool FRAG>
+__global__ void __launch_bounds__(W_THREADS, 1)
+gemm_wgmma_t_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
+                    const sm90_params p) {
+    v7_body<IS_BF16, BT, FRAG, false>(tm_a, tm_b, p);
+}
+#if TETRA_GEMM_T_CK
+/* v7.7, cluster-K (docs/notes/gemm-sm90.md, "v7.7"): v7's body with CK set. Clusters of
+ * (1, 1, splits) CTAs: the S K-splits of one output tile (z = split + splits * l), no A
+ * multicast pair (each CTA loads its whole activation tile: at M <= 128 it is small and
+ * L2-resident, and a pair would double the cluster: (2, 1, S) allows S <= 8 only, while
+ * glm5's 64x768x6144 takes 16 splits). After the K loop each CTA stages its FP32 partials in
+ * its A ring, and the tile's sum is read from the cluster's shared memory (ck_reduce_t): no
+ * workspace, no reduce kernel, the reduce kernel's bits. */
+template <bool IS_BF16, int BT, bool FRAG>
+__global__ void __launch_bounds__(W_THREADS, 1)
+gemm_wgmma_t_ck_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
+                       const sm90_params p) {
+    v7_body<IS_BF16, BT, FRAG, true>(tm_a, tm_b, p);
+}
+#endif
 
 /* ---- v10: the transposed product with a transform stage (docs/notes/gemm-sm90.md, "v10").
  * BT = 256 only. The producer warpgroup's two warps that issue no copies (2 and 3) are
@@ -2916,6 +3046,141 @@ static tetra_status launch_ss_p(const CUtensorMap &tm_a, const CUtensorMap &tm_b
 }
 #endif
 
+/* v7.7, cluster-K (TETRA_GEMM_T_CK): the mode for this process, 0 off, 1 AUTO (v7's split-K
+ * products whose split count the rule chose), 2 everywhere (also pinned splits: tests). A test's
+ * pin (tetra_gemm_t_ck_pin), else the environment's TETRA_GEMM_T_CK=0 / 1 / 2 (read once), else
+ * the build's value. Built without the switch: 0. Not public entry points. */
+#if TETRA_GEMM_T_CK
+static std::atomic<int> g_t_ck_pin{-1};
+static std::atomic<long long> g_t_ck_launches{0};
+#endif
+extern "C" int tetra_gemm_t_ck_mode(void) {
+#if TETRA_GEMM_T_CK
+    const int pin = g_t_ck_pin.load(std::memory_order_relaxed);
+    if (pin >= 0) return pin;
+    static const int env = [] {
+        const char *e = getenv("TETRA_GEMM_T_CK");
+        if (e && e[0] >= '0' && e[0] <= '2' && !e[1]) return e[0] - '0';
+        return TETRA_GEMM_T_CK >= 0 && TETRA_GEMM_T_CK <= 2 ? (int)TETRA_GEMM_T_CK : 0;
+    }();
+    return env;
+#else
+    return 0;
+#endif
+}
+/* Tests: pins the mode for this process (mode 0..2), or drops the pin (mode < 0). Returns 1
+ * where the build has cluster-K, else 0 (nothing pinned). */
+extern "C" int tetra_gemm_t_ck_pin(int mode) {
+#if TETRA_GEMM_T_CK
+    g_t_ck_pin.store(mode < 0 ? -1 : mode > 2 ? 2 : mode, std::memory_order_relaxed);
+    return 1;
+#else
+    (void)mode;
+    return 0;
+#endif
+}
+#if !TETRA_GEMM_T_CK
+extern "C" int tetra_gemm_t_ck_resident_clusters(int bt, int S) {
+    (void)bt;
+    (void)S;
+    return 0;
+}
+#endif
+/* Tests: how many cluster-K kernels this process has launched (0 where not built) */
+extern "C" long long tetra_gemm_t_ck_launches(void) {
+#if TETRA_GEMM_T_CK
+    return g_t_ck_launches.load(std::memory_order_relaxed);
+#else
+    return 0;
+#endif
+}
+
+#if TETRA_GEMM_T_CK
+/* Clusters of S (2 .. SPLIT_MAX) cluster-K CTAs of this instance resident at once on device dev
+ * (cudaOccupancyMaxActiveClusters; 0: it cannot run there, e.g. 16 CTAs without the
+ * non-portable cluster size or without 16 free SMs in one GPC). Queried once per device, for
+ * every S, with the shared-memory opt-in and the non-portable opt-in (S > 8) first. */
+template <bool IS_BF16, int BT, bool FRAG> static int t_ck_resident(int S, int dev) {
+    static std::atomic<unsigned long long> checked{0};
+    static int resident[64][SPLIT_MAX + 1];
+    if (dev < 0 || dev >= 64 || S < 2 || S > SPLIT_MAX) return 0;
+    if (!tetra_done_on(checked, dev)) {
+        void (*kernel)(const CUtensorMap, const CUtensorMap, const sm90_params) =
+            gemm_wgmma_t_ck_kernel<IS_BF16, BT, FRAG>;
+        const int smem_bytes = cfg_t<BT>::SMEM_BYTES;
+        const bool opt =
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes) == cudaSuccess;
+        const bool big = opt && cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ==
+                                    cudaSuccess;
+        for (int s = 0; s <= SPLIT_MAX; s++) {
+            int nc = 0;
+            if (s >= 2 && opt && (s <= 8 || big)) {
+                cudaLaunchAttribute attr[1];
+                const cudaLaunchConfig_t lc = tetra_cluster_config(attr, dim3(1, 1, (unsigned)s), dim3(1, 1, (unsigned)s),
+                                                                   dim3(W_THREADS), (size_t)smem_bytes, 0);
+                if (cudaOccupancyMaxActiveClusters(&nc, kernel, &lc) != cudaSuccess) nc = 0;
+            }
+            resident[dev][s] = nc;
+        }
+        (void)cudaGetLastError(); /* a failed query only means: the ordinary split path */
+        tetra_mark_done(checked, dev);
+    }
+    return resident[dev][S];
+}
+template <bool IS_BF16, bool FRAG> static int t_ck_resident_bt(int bt, int S, int dev) {
+    return bt == 64 ? t_ck_resident<IS_BF16, 64, FRAG>(S, dev) : t_ck_resident<IS_BF16, 128, FRAG>(S, dev);
+}
+
+/* Tests: clusters of S cluster-K CTAs (BF16 standard-weight instance, tile bt 64 / 128; the
+ * others have the same shared memory and registers) resident at once on the current device */
+extern "C" int tetra_gemm_t_ck_resident_clusters(int bt, int S) {
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || (bt != 64 && bt != 128)) return 0;
+    return t_ck_resident_bt<true, false>(bt, S, dev);
+}
+
+/* Whether v7's split-K product cf runs as cluster-K: the mode is on (AUTO: splits chosen by the
+ * rule, not pinned), BT 64 or 128, splits > 1, not a traced call, and a cluster of `splits`
+ * CTAs can be resident; AUTO also wants no more waves than the ordinary grid (clusters over the
+ * resident count against 2-CTA pairs over the SMs: a GPC without room for 16 CTAs must not
+ * turn one wave into two). The split rule itself is unchanged. */
+static bool t_ck_takes(const tetra_gemm_problem *p, const wgmma_t_config &cf, bool bf16, bool frag) {
+    const int mode = tetra_gemm_t_ck_mode();
+    if (!mode || (cf.bt != 64 && cf.bt != 128) || cf.splits < 2) return false;
+    if (mode == 1 && p->splits) return false;
+#ifdef TETRA_GEMM_TRACE
+    if (getenv("TETRA_GEMM_TRACE_OUT")) return false; /* the trace is the ordinary kernel's */
+#endif
+    const int dev = p->ctx->device;
+    const int res = frag ? (bf16 ? t_ck_resident_bt<true, true>(cf.bt, cf.splits, dev)
+                                 : t_ck_resident_bt<false, true>(cf.bt, cf.splits, dev))
+                         : (bf16 ? t_ck_resident_bt<true, false>(cf.bt, cf.splits, dev)
+                                 : t_ck_resident_bt<false, false>(cf.bt, cf.splits, dev));
+    if (res < 1) return false;
+    if (mode == 2) return true;
+    const int64_t clusters = ((p->n + 127) / 128) * ((p->m + cf.bt - 1) / cf.bt) * p->batch;
+    const int64_t ctas = (int64_t)grid_x_t(p->n) * ((p->m + cf.bt - 1) / cf.bt) * p->batch * cf.splits;
+    const int64_t sms = p->ctx->sms > 0 ? p->ctx->sms : 1;
+    return (clusters + res - 1) / res <= (ctas + sms - 1) / sms;
+}
+
+/* v7.7's launch: grid (weight tiles, token tiles, splits x L), clusters (1, 1, splits); no
+ * workspace, no reduce kernel. t_ck_takes has opted the kernel in (t_ck_resident). */
+template <bool IS_BF16, int BT, bool FRAG>
+static tetra_status launch_t_ck(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &prm,
+                                const tetra_gemm_problem *p, cudaStream_t stream) {
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t lc = tetra_cluster_config(
+        attr, dim3(1, 1, (unsigned)prm.splits),
+        dim3((unsigned)((p->n + 127) / 128), (unsigned)((p->m + BT - 1) / BT), (unsigned)(p->batch * prm.splits)),
+        dim3(W_THREADS), (size_t)cfg_t<BT>::SMEM_BYTES, stream);
+    TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, gemm_wgmma_t_ck_kernel<IS_BF16, BT, FRAG>, tm_a, tm_b, prm));
+    TETRA_LAUNCH_CHECK();
+    g_t_ck_launches.fetch_add(1, std::memory_order_relaxed);
+    return TETRA_OK;
+}
+#endif
+
 /* 128 weight rows x BT tokens per CTA, in clusters of 2 CTAs along N that share each
  * activation tile (grid x rounded up to even: the kernel's CTA past N stores nothing). */
 /* BT = 256 runs v10 (gemm_wgmma_t_ss_kernel: the transform stage, SS wgmmas), BT = 64 and
@@ -2923,9 +3188,14 @@ static tetra_status launch_ss_p(const CUtensorMap &tm_a, const CUtensorMap &tm_b
  * FRAG: fragment-ordered weights (v7's and v10's FRAG instances). */
 template <bool IS_BF16, int BT, bool FRAG>
 static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &prm,
-                             const tetra_gemm_problem *p, cudaStream_t stream) {
+                             const tetra_gemm_problem *p, cudaStream_t stream, bool ck) {
     void (*kernel)(const CUtensorMap, const CUtensorMap, const sm90_params);
     int smem_bytes;
+#if TETRA_GEMM_T_CK
+    if constexpr (BT != 256)
+        if (ck) return launch_t_ck<IS_BF16, BT, FRAG>(tm_a, tm_b, prm, p, stream);
+#endif
+    (void)ck;
     /* the BT-256 FRAG kernels fill the raw ring by bulk copies only (no per-lane scale loader
      * instantiated); fragment scales are 16-byte aligned swizzled blocks (check_fragment), so
      * this holds for every valid matrix */
@@ -2978,10 +3248,10 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
 /* launch_t at the tile the configuration chose (64, 128 or 256 tokens per CTA) */
 template <bool IS_BF16, bool FRAG>
 static tetra_status launch_t_bt(int bt, const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &prm,
-                                const tetra_gemm_problem *p, cudaStream_t stream) {
-    return bt == 64    ? launch_t<IS_BF16, 64, FRAG>(tm_a, tm_b, prm, p, stream)
-           : bt == 128 ? launch_t<IS_BF16, 128, FRAG>(tm_a, tm_b, prm, p, stream)
-                       : launch_t<IS_BF16, 256, FRAG>(tm_a, tm_b, prm, p, stream);
+                                const tetra_gemm_problem *p, cudaStream_t stream, bool ck) {
+    return bt == 64    ? launch_t<IS_BF16, 64, FRAG>(tm_a, tm_b, prm, p, stream, ck)
+           : bt == 128 ? launch_t<IS_BF16, 128, FRAG>(tm_a, tm_b, prm, p, stream, ck)
+                       : launch_t<IS_BF16, 256, FRAG>(tm_a, tm_b, prm, p, stream, ck);
 }
 
 extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
@@ -2997,7 +3267,12 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
     st = prepare_sm90(p, "wgmma-T GEMM", cf.bt / T_CLUSTER, cfg_t<128>::BN, cf.splits, &tm_a, &tm_b, &prm,
                       cf.bt == 256 ? 1 : (int)cfg_t<128>::KT);
     if (st != TETRA_OK) return st;
-    if (prm.splits > 1 && prm.splits <= T_FUSED_MAX_SPLITS) {
+    const bool bf16 = p->a.dtype == TETRA_DTYPE_BF16;
+    bool ck = false; /* v7.7: the splits reduced in the cluster (no workspace use, no counters) */
+#if TETRA_GEMM_T_CK
+    ck = t_ck_takes(p, cf, bf16, prm.frag != 0);
+#endif
+    if (!ck && prm.splits > 1 && prm.splits <= T_FUSED_MAX_SPLITS) {
         /* Split-K reduces in the kernel when the workspace also holds one counter per output
          * tile after the partials (a regrown buffer replaces prepare_sm90's: nothing was
          * queued on it yet). A workspace that cannot hold the counters (a fixed user one,
@@ -3017,12 +3292,11 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
             prm.ws = (float *)ws;
         }
     }
-    /* v7 (BT 64 / 128), v10.3 / v10.8 (BT 256); FRAG instances for fragment-ordered weights */
-    const bool bf16 = p->a.dtype == TETRA_DTYPE_BF16;
+    /* v7 (BT 64 / 128; v7.7 where ck), v10.3 / v10.8 (BT 256); FRAG instances for fragment-ordered weights */
     cudaStream_t stream = TETRA_STREAM(p);
     if (prm.frag)
-        return bf16 ? launch_t_bt<true, true>(cf.bt, tm_a, tm_b, prm, p, stream)
-                    : launch_t_bt<false, true>(cf.bt, tm_a, tm_b, prm, p, stream);
-    return bf16 ? launch_t_bt<true, false>(cf.bt, tm_a, tm_b, prm, p, stream)
-                : launch_t_bt<false, false>(cf.bt, tm_a, tm_b, prm, p, stream);
+        return bf16 ? launch_t_bt<true, true>(cf.bt, tm_a, tm_b, prm, p, stream, ck)
+                    : launch_t_bt<false, true>(cf.bt, tm_a, tm_b, prm, p, stream, ck);
+    return bf16 ? launch_t_bt<true, false>(cf.bt, tm_a, tm_b, prm, p, stream, ck)
+                : launch_t_bt<false, false>(cf.bt, tm_a, tm_b, prm, p, stream, ck);
 }

@@ -85,14 +85,15 @@
 #endif
 /* Cluster-K for the fragment GEMV (gemv_nvfp4_mma_frag_ck: gemv_frag_main's K loop on 32-row
  * CTAs whose 4 warps take 4 K pieces, S CTAs of a row tile in one cluster, gemv_ck_reduce;
- * sm_90+): 0 (default) builds none of it (every other kernel's SASS is main's); 1 builds it and
- * takes it for fragment-ordered W where ck_auto_takes says so (the standard path's AUTO rule);
- * 2 wherever it can run (tests). With 1 or 2, TETRA_GEMV_FRAG_CK=0 / 1 / 2 in the environment
+ * sm_90+): 0 builds none of it (every other kernel's SASS is unchanged); 1 (default since
+ * session 19: runs 94-95, sanitizers clean, 1.09-1.26x the ordinary fragment kernel's speed at
+ * M <= 4) builds it and takes it for fragment-ordered W where ck_auto_takes says so (the
+ * standard path's AUTO rule) and M <= frag_ck_max_m() (4); 2 wherever it can run (tests). With 1 or 2, TETRA_GEMV_FRAG_CK=0 / 1 / 2 in the environment
  * overrides the mode (read once per process; the device A/B in one binary). Same bits as
  * gemv_nvfp4_mma_frag pinned at the same piece count (notes: fragment-layout.md, "Cluster-K for
  * the fragment GEMV"; CMake: TETRA_GEMV_FRAG_CK). */
 #ifndef TETRA_GEMV_FRAG_CK
-#define TETRA_GEMV_FRAG_CK 0
+#define TETRA_GEMV_FRAG_CK 1
 #endif
 #if TETRA_GEMV_FRAG_CK < 0 || TETRA_GEMV_FRAG_CK > 2
 #error "TETRA_GEMV_FRAG_CK: 0, 1 or 2"
@@ -1439,7 +1440,36 @@ int gemv_ck_mode() {
     return mode;
 }
 
+/* a non-negative decimal environment value (at most 4 digits), else -1 */
+static int env_count(const char *name) {
+    const char *e = getenv(name);
+    if (!e || !e[0]) return -1;
+    int v = 0;
+    for (int i = 0; e[i]; i++) {
+        if (i >= 4 || e[i] < '0' || e[i] > '9') return -1;
+        v = 10 * v + (e[i] - '0');
+    }
+    return v;
+}
+
 #if TETRA_GEMV_FRAG_CK
+/* AUTO's largest M for the fragment GEMV's cluster-K: the environment's
+ * TETRA_GEMV_FRAG_CK_MAX_M=1..16 (read once), else the build's (4: run 95, K = 6144, cluster-K
+ * time over the ordinary kernel's at M = 1 / 2 / 3 / 4 / 6 / 8 / 12 / 16: N = 768 0.805 / 0.801 /
+ * 0.797 / 0.797 / 0.814 / 0.836 / 0.831 / 0.861, N = 2048 0.884 / 0.872 / 0.876 / 0.913 / 1.009 /
+ * 1.022 / 1.058 / 1.090). So with cluster-K AUTO's choice depends on M, and a fragment GEMV row's
+ * bits differ between M <= 4 and M > 4 where the rule takes it (batch_invariant never runs the
+ * GEMV). Mode 2 ignores the bound. */
+#ifndef TETRA_GEMV_FRAG_CK_MAX_M
+#define TETRA_GEMV_FRAG_CK_MAX_M 4
+#endif
+static int64_t frag_ck_max_m() {
+    static const int v = [] {
+        const int e = env_count("TETRA_GEMV_FRAG_CK_MAX_M");
+        return e >= 1 && e <= GEMV_MAX_M ? e : (int)TETRA_GEMV_FRAG_CK_MAX_M;
+    }();
+    return v;
+}
 /* The fragment GEMV's cluster-K mode for this process (0 off, 1 AUTO, 2 everywhere):
  * TETRA_GEMV_FRAG_CK=0 / 1 / 2 in the environment (read once) wins over the build's
  * TETRA_GEMV_FRAG_CK (1 or 2 here: 0 builds none of it). */
@@ -1567,7 +1597,13 @@ template <int XK, bool IL, bool FR = false>
 tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     void (*kernel)(gemv_params) = FR ? gemv_nvfp4_mma_frag : gemv_nvfp4_mma<XK, IL>;
     if constexpr (!FR || TETRA_GEMV_FRAG_CK) {
-        if (!p->splits) { /* cluster-K where the switch is on and it can run; pinned splits: never */
+        /* cluster-K where the switch is on and it can run; pinned splits: never; fragment W under
+         * AUTO: up to M = frag_ck_max_m() */
+        bool ck_m = true;
+#if TETRA_GEMV_FRAG_CK
+        if constexpr (FR) ck_m = ck_kernel<XK, IL, FR>::mode() != 1 || p->m <= frag_ck_max_m();
+#endif
+        if (!p->splits && ck_m) {
             const int S = ck_plan<XK, IL, FR>(prm.nseg, p->n, p->batch, p->ctx);
             if (S) return launch_ck<XK, IL, FR>(prm, p, S);
         }
@@ -1769,17 +1805,6 @@ extern "C" int tetra_gemv_frag_auto(void) {
 #if TETRA_GEMV_FRAG_X16
 /* a test's pin of the X16 threshold (-1: none) */
 static std::atomic<int> g_x16_pin{-1};
-/* a non-negative decimal environment value (at most 4 digits), else -1 */
-static int env_count(const char *name) {
-    const char *e = getenv(name);
-    if (!e || !e[0]) return -1;
-    int v = 0;
-    for (int i = 0; e[i]; i++) {
-        if (i >= 4 || e[i] < '0' || e[i] > '9') return -1;
-        v = 10 * v + (e[i] - '0');
-    }
-    return v;
-}
 #endif
 
 /* The smallest M at which the fragment GEMV reads X as 16-byte words (TETRA_GEMV_FRAG_X16):
@@ -1855,17 +1880,19 @@ extern "C" int tetra_gemv_ck_pieces(tetra_context *ctx, int64_t n, int64_t k, in
     return 4 * S;
 }
 
-/* The fragment GEMV's cluster-K (TETRA_GEMV_FRAG_CK): its piece count P = 4S for an N x K
- * fragment-ordered weight (TETRA_SCALE_FRAGMENT_128X64, BF16 X), L batches, as an unpinned
- * GEMV call on ctx would take it now, or 0 where the ordinary fragment kernel would run (and
+/* The fragment GEMV's cluster-K (TETRA_GEMV_FRAG_CK): its piece count P = 4S for M tokens on an
+ * N x K fragment-ordered weight (TETRA_SCALE_FRAGMENT_128X64, BF16 X), L batches, as an
+ * unpinned GEMV call on ctx would take it now, or 0 where the ordinary fragment kernel would run (and
  * always 0 in a build without the switch). For the tests (tests/gpu_gemm_fragment.c pins
  * opts.splits = P for the bit-identical twin), not a public entry point. */
-extern "C" int tetra_gemv_frag_ck_pieces(tetra_context *ctx, int64_t n, int64_t k, int64_t batch) {
+extern "C" int tetra_gemv_frag_ck_pieces(tetra_context *ctx, int64_t m, int64_t n, int64_t k, int64_t batch) {
 #if TETRA_GEMV_FRAG_CK
     if (!ctx || n < 1 || k < 1 || k > ((int64_t)1 << 30) || k % GEMV_SEG_K || batch < 1) return 0;
+    if (gemv_frag_ck_mode() == 1 && m > frag_ck_max_m()) return 0;
     return 4 * ck_plan<X_BF16, false, true>((int)(k / GEMV_SEG_K), n, batch, ctx);
 #else
     (void)ctx;
+    (void)m;
     (void)n;
     (void)k;
     (void)batch;
