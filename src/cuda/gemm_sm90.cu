@@ -1386,13 +1386,14 @@ __device__ __forceinline__ void splitk_last_cta(const sm90_params &p, int m0, in
  * tokens; m64n{BT}k16, BT / 2 FP32 accumulators per thread. BT = 64 and 128 only: the
  * 256-token tile runs v10 (gemm_wgmma_t_ss_kernel, cfg_ss below).
  * TETRA_GEMM_V7_STAGE_KT (build switch, CMake cache variable; notes: gemm-sm90.md, "v7.8"):
- * K-tiles per ring stage, KT. 1 (default): one 64-K K-tile per A and raw stage. 2: a stage
- * holds two K-tiles (their tiles / raw bytes / scales side by side, each laid out as a
+ * K-tiles per ring stage, KT. 1: one 64-K K-tile per A and raw stage. 2 (default since
+ * session 19: run 97, 0.910-0.955x the time at M = 64 on fragment weights): a stage holds two
+ * K-tiles (their tiles / raw bytes / scales side by side, each laid out as a
  * one-K-tile stage), so the consumers wait on afull / rfull and arrive on rempty / aempty
  * once per two K-tiles (v7's per-K-tile barrier traffic, run 94), with the same arithmetic
  * and wgmma order per K-tile (same bits); both rings have half the stages, the same bytes. */
 #ifndef TETRA_GEMM_V7_STAGE_KT
-#define TETRA_GEMM_V7_STAGE_KT 1
+#define TETRA_GEMM_V7_STAGE_KT 2
 #endif
 template <int BT> struct cfg_t {
     static_assert(BT == 64 || BT == 128, "v7 runs BT 64 and 128; BT 256 is v10");
