@@ -367,12 +367,6 @@ __device__ __forceinline__ uint32_t cluster_ctarank() {
     asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
     return r;
 }
-/* The shared::cluster address of the same shared-memory offset in CTA `rank`. */
-__device__ __forceinline__ uint32_t mapa_shared(uint32_t addr, uint32_t rank) {
-    uint32_t r;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(addr), "r"(rank));
-    return r;
-}
 /* Arrive on a barrier of another CTA of the cluster (addr from mapa_shared). The default
  * semantics (release at CTA scope), as for the local arrivals: what the arrival permits
  * is the peer's TMA overwriting a stage this thread's wgmmas read, and wgmma.wait_group
@@ -397,15 +391,6 @@ __device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.w
  * memory alive; the loads it guards have returned, their sum is stored) */
 __device__ __forceinline__ void cluster_arrive_relaxed() {
     asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory");
-}
-/* 16 bytes at a shared::cluster address (from mapa_shared) */
-__device__ __forceinline__ float4 ld_cluster_f4(uint32_t addr) {
-    float4 v;
-    asm volatile("ld.shared::cluster.v4.f32 {%0,%1,%2,%3}, [%4];\n"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "r"(addr)
-                 : "memory");
-    return v;
 }
 
 __device__ __forceinline__ void cp_async4(uint32_t dst, const void *src, int src_bytes) {

@@ -184,19 +184,6 @@ __device__ __forceinline__ void sk_cluster_sync() {
 __device__ __forceinline__ void sk_cluster_sync_exit() {
     asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;" ::: "memory");
 }
-__device__ __forceinline__ uint32_t sk_mapa(uint32_t addr, uint32_t rank) {
-    uint32_t r;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));
-    return r;
-}
-__device__ __forceinline__ float4 sk_ld_dsmem(uint32_t addr) {
-    float4 v;
-    asm volatile("ld.shared::cluster.v4.f32 {%0,%1,%2,%3}, [%4];"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "r"(addr)
-                 : "memory");
-    return v;
-}
 __device__ __forceinline__ void sk_sts32f(uint32_t a, float v) {
     asm volatile("st.shared.f32 [%0], %1;" ::"r"(a), "f"(v) : "memory");
 }
@@ -508,7 +495,7 @@ __global__ void __launch_bounds__(SK_THREADS, 1) skinny_wgmma_kernel(const skinn
             float4 x[SK_MAX_CLUSTER];
 #pragma unroll
             for (int r = 0; r < SK_MAX_CLUSTER; r++)
-                if (r < S) x[r] = sk_ld_dsmem(sk_mapa(a, (uint32_t)r));
+                if (r < S) x[r] = ld_cluster_f4(mapa_shared(a, (uint32_t)r));
             float v[4] = {x[0].x, x[0].y, x[0].z, x[0].w};
 #pragma unroll
             for (int r = 1; r < SK_MAX_CLUSTER; r++)
