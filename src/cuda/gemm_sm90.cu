@@ -71,6 +71,21 @@
 #define TETRA_GEMM_T_CK 1
 #endif
 
+/* v7.9, v7's prologue under the previous kernel (docs/notes/gemm-sm90.md, "v7.9"; CMake cache
+ * variable of the same name). 0 (default): main's kernels and launches. 1: v7 (gemm_wgmma_t_kernel
+ * and v7.7's gemm_wgmma_t_ck_kernel, BT 64 / 128) is launched as a programmatic dependent of the
+ * previous kernel on the stream (v7_launch_attrs): its mbarrier inits, cluster barrier and
+ * setmaxnreg run while that kernel finishes; every thread executes griddepcontrol.wait before its
+ * first global memory access, and each CTA lets the next kernel be scheduled after its K loop.
+ * 2 (an experiment, never a default): also the raw issuer's first SR weight stages (TMA and
+ * block-scale loads) before its wait. Correct ONLY when no kernel still running before the GEMM
+ * writes the weights or their scales (e.g. tetra_convert_weights right before the GEMM on the
+ * same stream breaks it); the activations, bias, global scale, D and the workspace still wait. */
+#ifndef TETRA_GEMM_V7_PDL
+#define TETRA_GEMM_V7_PDL 0
+#endif
+static_assert(TETRA_GEMM_V7_PDL >= 0 && TETRA_GEMM_V7_PDL <= 2, "TETRA_GEMM_V7_PDL: 0, 1 or 2");
+
 namespace {
 
 /* Configuration (CTA tile BM rows of A/D x BN rows of B/columns of D):
@@ -735,16 +750,26 @@ __device__ __forceinline__ void issue_a_multicast(const CUtensorMap *tm_a, uint3
  * KT > 1 (v7 with TETRA_GEMM_V7_STAGE_KT = 2, MULTICAST_A or CK): a stage of either ring holds KT
  * K-tiles, kt0 + i .. kt0 + i + KT - 1 for i = 0, KT, 2 KT, ... (stages count from the CTA's
  * own range, which may start at an odd K-tile); the last one holds nk - i < KT if nk is not a
- * multiple of KT, and expects only those tiles' bytes (issue_a_multicast, produce_raw_stage). */
-template <class C, bool MULTICAST_A = false, bool FRAG = false, bool V7TRACE = false, bool CK = false, int KT = 1>
+ * multiple of KT, and expects only those tiles' bytes (issue_a_multicast, produce_raw_stage).
+ * PDL (v7 in TETRA_GEMM_V7_PDL builds; the other kernels: 0): the kernel is a programmatic
+ * dependent of the previous kernel on the stream, so each of the four warps executes
+ * griddepcontrol.wait (tetra_pdl_wait) before its first global read: 1, all at the start; 2, the
+ * raw warp only after issuing its first min(SR, stages) raw stages (weights and scales: see
+ * TETRA_GEMM_V7_PDL for when that is safe), the other warps at the start. */
+template <class C, bool MULTICAST_A = false, bool FRAG = false, bool V7TRACE = false, bool CK = false, int KT = 1,
+          int PDL = 0>
 __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CUtensorMap *tm_b, const sm90_params &p,
                                                uint32_t sb, uint32_t afull, uint32_t aempty, uint32_t rfull,
                                                uint32_t rempty, int m0, int n0, int l, int kt0, int nk, int lane,
                                                int diag, uint32_t cta_rank = 0, bool half_a = false) {
     static_assert(KT == 1 || MULTICAST_A || CK, "KT > 1: v7 only");
+    static_assert(PDL == 0 || MULTICAST_A || CK, "PDL: v7 only");
     const int pw = (threadIdx.x % 128) / 32;
     uint32_t *const tr0 = V7TRACE ? v7_trace_row0(p) : nullptr;
     (void)tr0;
+    if constexpr (PDL == 1) tetra_pdl_wait();
+    else if constexpr (PDL == 2)
+        if (pw != 1) tetra_pdl_wait(); /* the raw warp: after its first stages, below */
     if (pw == 0) {
         if (lane == 0) {
             ring_pos<C::SA> ra = {0, 0};
@@ -796,10 +821,27 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
     }
     if (pw != 1) return;
     ring_pos<C::SR> rr = {0, 0};
-    for (int i = 0; i < nk; i += KT, rr.next())
-        produce_raw_stage<C, FRAG, V7TRACE, KT>(tm_b, p, sb, rfull + 8 * rr.slot, rempty + 8 * rr.slot, rr.slot,
-                                                rr.phase, n0, l, kt0 + i, lane, diag, tr0, i,
-                                                KT == 1 ? 1 : min(KT, nk - i));
+    if constexpr (PDL == 2) {
+        /* the first SR stages (every one of them free: fresh empty barriers) read only the
+         * weights and their scales, which no kernel still in flight writes (the switch's
+         * condition); the rest of the stages wait for consumer releases, i.e. for activation
+         * stages, which come after the A warp's wait anyway */
+        int i = 0;
+        for (; i < nk && i < C::SR * KT; i += KT, rr.next())
+            produce_raw_stage<C, FRAG, V7TRACE, KT>(tm_b, p, sb, rfull + 8 * rr.slot, rempty + 8 * rr.slot, rr.slot,
+                                                    rr.phase, n0, l, kt0 + i, lane, diag, tr0, i,
+                                                    KT == 1 ? 1 : min(KT, nk - i));
+        tetra_pdl_wait();
+        for (; i < nk; i += KT, rr.next())
+            produce_raw_stage<C, FRAG, V7TRACE, KT>(tm_b, p, sb, rfull + 8 * rr.slot, rempty + 8 * rr.slot, rr.slot,
+                                                    rr.phase, n0, l, kt0 + i, lane, diag, tr0, i,
+                                                    KT == 1 ? 1 : min(KT, nk - i));
+    } else {
+        for (int i = 0; i < nk; i += KT, rr.next())
+            produce_raw_stage<C, FRAG, V7TRACE, KT>(tm_b, p, sb, rfull + 8 * rr.slot, rempty + 8 * rr.slot, rr.slot,
+                                                    rr.phase, n0, l, kt0 + i, lane, diag, tr0, i,
+                                                    KT == 1 ? 1 : min(KT, nk - i));
+    }
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 
@@ -1567,7 +1609,15 @@ __device__ __forceinline__ void store_tile_t(const float (&acc)[BT / 2], const s
  * l: each CTA loads its own whole A tile (two half boxes), its aempty counts its own 8
  * consumer warps, no remote arrivals, a CTA barrier instead of the start's cluster barrier, and
  * store_tile_t<BT, true> ends with the cluster's reduce (two cluster barriers, which the
- * producer warps join). */
+ * producer warps join).
+ * TETRA_GEMM_V7_PDL (v7.9; launched as a programmatic dependent, v7_launch_attrs): everything up
+ * to setmaxnreg (mbarrier inits, the fence, the half_a zeroing, the cluster / CTA barrier) reads
+ * no global memory and runs before any griddepcontrol.wait. Each thread waits once before its
+ * first global access: the producer warps at the top of produce_stages (PDL 2: the raw warp after
+ * its first SR stages), the consumers after their K loop (until then they touch shared memory
+ * only; their stages landed after the producers' waits), right after the CTA's
+ * griddepcontrol.launch_dependents. TETRA_GEMM_TRACE's readings are written before the waits
+ * (launch_traced synchronizes before a traced launch). */
 template <bool IS_BF16, int BT, bool FRAG, bool CK>
 __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &p) {
 #if TETRA_SM90_DEVICE
@@ -1628,8 +1678,8 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
 
     if (wg == 2) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)V7_PRODUCER_REGS));
-        produce_stages<C, !CK, FRAG, TETRA_V7_TRACED, CK, C::KT>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty,
-                                                                 m0, n0, l, kt0, nk, lane, diag, cta_rank, half_a);
+        produce_stages<C, !CK, FRAG, TETRA_V7_TRACED, CK, C::KT, TETRA_GEMM_V7_PDL>(
+            &tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0, n0, l, kt0, nk, lane, diag, cta_rank, half_a);
         /* the exit barrier (see the consumers'): barrier.cluster would also let exited
          * threads through, but taking part costs these idle warps nothing. CK: the partials'
          * barrier, then the exit barrier (store_tile_t) */
@@ -1734,6 +1784,17 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
         if (i + 1 < nk) step(i + 1, f1, f0, 1 % C::KT);
     }
     V7_STAMP_HDR(SS_TR_LOOP_END, V7_TR_LOOP_END1);
+#if TETRA_GEMM_V7_PDL
+    /* v7.9: the next kernel on the stream (if launched as a programmatic dependent) may be
+     * scheduled once every CTA of this grid got here (the first thread of a CTA to issue it
+     * counts), so its prologue runs under this epilogue; its own griddepcontrol.wait still
+     * waits for this grid to complete and flush, so D is safe. Then this thread's wait: its
+     * global accesses (bias, global scale, D, the split-K workspace and counters) come after
+     * the previous kernel. Here it never blocks: the afull stages this thread waited on were
+     * issued after the A warp's wait. Until here the consumers touched shared memory only. */
+    tetra_pdl_trigger();
+    tetra_pdl_wait();
+#endif
     /* this CTA's last remote arrival is done; the wait below keeps its shared memory alive
      * until the peer's are (the peer's multicasts into it have all landed: every afull
      * stage was waited on). CK: no pair; store_tile_t's barriers */
@@ -2923,6 +2984,11 @@ static tetra_status launch_traced(cudaLaunchConfig_t lc, void (*kernel)(const CU
     const size_t bytes = (size_t)(ctas * prm.trace_stride) * 8;
     TETRA_CUDA_TRY(cudaMalloc((void **)&prm.trace, bytes));
     TETRA_CUDA_TRY(cudaMemset(prm.trace, 0, bytes));
+#if TETRA_GEMM_V7_PDL
+    /* v7 as a programmatic dependent writes its trace before griddepcontrol.wait: the memset and
+     * every earlier kernel complete first (a diagnostic; the wait then returns at once) */
+    TETRA_CUDA_TRY(cudaDeviceSynchronize());
+#endif
     TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, kernel, tm_a, tm_b, prm));
     TETRA_CUDA_TRY(cudaDeviceSynchronize());
     unsigned long long *h = (unsigned long long *)malloc(bytes);
@@ -2947,10 +3013,24 @@ static unsigned grid_x_t(int64_t n) {
 }
 
 /* The launch of both wgmma-T launchers: clusters of T_CLUSTER CTAs along x; attr (the
- * caller's) must live until the launch. */
-static cudaLaunchConfig_t cluster_launch_config(cudaLaunchAttribute (&attr)[1], dim3 grid, int smem_bytes,
+ * caller's; attr[0] holds the cluster dimension) must live until the launch. */
+static cudaLaunchConfig_t cluster_launch_config(cudaLaunchAttribute *attr, dim3 grid, int smem_bytes,
                                                 cudaStream_t stream) {
     return tetra_cluster_config(attr, dim3(T_CLUSTER, 1, 1), grid, dim3(W_THREADS), (size_t)smem_bytes, stream);
+}
+
+/* v7.9 (TETRA_GEMM_V7_PDL): the one place v7's launches (launch_t at BT 64 / 128, launch_t_ck)
+ * get their attributes past the cluster dimension: with the switch on, a programmatic dependent
+ * of the previous kernel on the stream (v7_body waits before its global accesses); lc.attrs must
+ * have room for one more. Added after the residency query (that takes the cluster launch only).
+ * The split-K reduce kernel after a v7 launch stays an ordinary launch: it starts after v7 has
+ * completed, as before. */
+static void v7_launch_attrs(cudaLaunchConfig_t &lc) {
+#if TETRA_GEMM_V7_PDL
+    tetra_config_add_dependent(lc);
+#else
+    (void)lc;
+#endif
 }
 
 /* Once per device (checked, resident: the calling launcher's statics, so per kernel): the
@@ -3072,6 +3152,8 @@ extern "C" int tetra_gemm_t_ck_resident_clusters(int bt, int S) {
     return 0;
 }
 #endif
+/* Tests: v7.9's build switch, TETRA_GEMM_V7_PDL (0: v7 is an ordinary launch) */
+extern "C" int tetra_gemm_v7_pdl_mode(void) { return TETRA_GEMM_V7_PDL; }
 /* Tests: how many cluster-K kernels this process has launched (0 where not built) */
 extern "C" long long tetra_gemm_t_ck_launches(void) {
 #if TETRA_GEMM_T_CK
@@ -3155,11 +3237,12 @@ static bool t_ck_takes(const tetra_gemm_problem *p, const wgmma_t_config &cf, bo
 template <bool IS_BF16, int BT, bool FRAG>
 static tetra_status launch_t_ck(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &prm,
                                 const tetra_gemm_problem *p, cudaStream_t stream) {
-    cudaLaunchAttribute attr[1];
-    const cudaLaunchConfig_t lc = tetra_cluster_config(
+    cudaLaunchAttribute attr[2];
+    cudaLaunchConfig_t lc = tetra_cluster_config(
         attr, dim3(1, 1, (unsigned)prm.splits),
         dim3((unsigned)((p->n + 127) / 128), (unsigned)((p->m + BT - 1) / BT), (unsigned)(p->batch * prm.splits)),
         dim3(W_THREADS), (size_t)cfg_t<BT>::SMEM_BYTES, stream);
+    v7_launch_attrs(lc);
     TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, gemm_wgmma_t_ck_kernel<IS_BF16, BT, FRAG>, tm_a, tm_b, prm));
     TETRA_LAUNCH_CHECK();
     g_t_ck_launches.fetch_add(1, std::memory_order_relaxed);
@@ -3210,8 +3293,8 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
         kernel = gemm_wgmma_t_kernel<IS_BF16, BT, FRAG>;
         smem_bytes = cfg_t<BT>::SMEM_BYTES;
     }
-    cudaLaunchAttribute attr[1];
-    const cudaLaunchConfig_t lc = cluster_launch_config(
+    cudaLaunchAttribute attr[2];
+    cudaLaunchConfig_t lc = cluster_launch_config(
         attr, dim3(grid_x_t(p->n), (unsigned)((p->m + BT - 1) / BT), (unsigned)(p->batch * prm.splits)), smem_bytes,
         stream);
     {
@@ -3221,6 +3304,7 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
         const tetra_status rs = resident_clusters(kernel, smem_bytes, lc, p->ctx->device, checked, resident);
         if (rs != TETRA_OK) return rs;
     }
+    if constexpr (BT != 256) v7_launch_attrs(lc); /* v7 only: v10.3 stays an ordinary launch */
 #ifdef TETRA_GEMM_TRACE
     if (getenv("TETRA_GEMM_TRACE_OUT")) /* v10.3 or v7 */
         return launch_traced(lc, kernel, tm_a, tm_b, prm, p, BT == 256 ? (long long)SS_TK_N : (long long)V7_TK_N,
