@@ -19,7 +19,7 @@
  *                      launch, the bits of the ordinary kernel pinned at 4S splits.
  *                      Fragment-ordered W (TETRA_SCALE_FRAGMENT_128X64): gemv_nvfp4_mma_frag
  *                      (K loop gemv_frag_main), and with the build switch TETRA_GEMV_FRAG_CK
- *                      (default 0: not built) its cluster-K twin gemv_nvfp4_mma_frag_ck.
+ *                      (default 1; 0: not built) its cluster-K twin gemv_nvfp4_mma_frag_ck.
  *   gemv_nvfp4_scalar  one warp per (batch, weight row), scalar loads, FP32 FMAs: the
  *                      correct path for every problem the mma kernel cannot take.
  *
@@ -88,10 +88,11 @@
  * sm_90+): 0 builds none of it (every other kernel's SASS is unchanged); 1 (default since
  * session 19: runs 94-95, sanitizers clean, 1.09-1.26x the ordinary fragment kernel's speed at
  * M <= 4) builds it and takes it for fragment-ordered W where ck_auto_takes says so (the
- * standard path's AUTO rule) and M <= frag_ck_max_m() (4); 2 wherever it can run (tests). With 1 or 2, TETRA_GEMV_FRAG_CK=0 / 1 / 2 in the environment
- * overrides the mode (read once per process; the device A/B in one binary). Same bits as
- * gemv_nvfp4_mma_frag pinned at the same piece count (notes: fragment-layout.md, "Cluster-K for
- * the fragment GEMV"; CMake: TETRA_GEMV_FRAG_CK). */
+ * standard path's AUTO rule) and M <= frag_ck_max_m() (4); 2 wherever it can run (tests).
+ * With 1 or 2, TETRA_GEMV_FRAG_CK=0 / 1 / 2 in the environment overrides the mode (read once
+ * per process; the device A/B in one binary). Same bits as gemv_nvfp4_mma_frag pinned at the
+ * same piece count (notes: fragment-layout.md, "Cluster-K for the fragment GEMV"; CMake:
+ * TETRA_GEMV_FRAG_CK). */
 #ifndef TETRA_GEMV_FRAG_CK
 #define TETRA_GEMV_FRAG_CK 1
 #endif
@@ -1463,7 +1464,7 @@ static int env_count(const char *name) {
 #ifndef TETRA_GEMV_FRAG_CK_MAX_M
 #define TETRA_GEMV_FRAG_CK_MAX_M 4
 #endif
-static int64_t frag_ck_max_m() {
+static int frag_ck_max_m() {
     static const int v = [] {
         const int e = env_count("TETRA_GEMV_FRAG_CK_MAX_M");
         return e >= 1 && e <= GEMV_MAX_M ? e : (int)TETRA_GEMV_FRAG_CK_MAX_M;
@@ -1537,9 +1538,14 @@ static int ck_resident_clusters(void (*kernel)(gemv_params), int S) {
  * the non-portable cluster opt-in (S > 8) and the resident-cluster counts for every S (the
  * split rule's second-wave check) run once per device. FR: the fragment GEMV's cluster-K
  * (gemv_nvfp4_mma_frag_ck, its own mode gemv_frag_ck_mode; same rule, same AUTO test). */
-template <int XK, bool IL, bool FR = false> int ck_plan(int nseg, int64_t n, int64_t batch, const tetra_context *ctx) {
+template <int XK, bool IL, bool FR = false>
+int ck_plan(int nseg, int64_t m, int64_t n, int64_t batch, const tetra_context *ctx) {
     const int mode = ck_kernel<XK, IL, FR>::mode();
     if (!mode || ctx->sm_major < 9 || nseg < 8) return 0;
+#if TETRA_GEMV_FRAG_CK
+    if (FR && mode == 1 && m > frag_ck_max_m()) return 0; /* fragment W under AUTO: the M bound */
+#endif
+    (void)m; /* read by the fragment rule only */
     const int dev = ctx->device;
     if (dev < 0 || dev >= 64) return 0;
     void (*kernel)(gemv_params) = ck_kernel<XK, IL, FR>::get();
@@ -1597,14 +1603,8 @@ template <int XK, bool IL, bool FR = false>
 tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     void (*kernel)(gemv_params) = FR ? gemv_nvfp4_mma_frag : gemv_nvfp4_mma<XK, IL>;
     if constexpr (!FR || TETRA_GEMV_FRAG_CK) {
-        /* cluster-K where the switch is on and it can run; pinned splits: never; fragment W under
-         * AUTO: up to M = frag_ck_max_m() */
-        bool ck_m = true;
-#if TETRA_GEMV_FRAG_CK
-        if constexpr (FR) ck_m = ck_kernel<XK, IL, FR>::mode() != 1 || p->m <= frag_ck_max_m();
-#endif
-        if (!p->splits && ck_m) {
-            const int S = ck_plan<XK, IL, FR>(prm.nseg, p->n, p->batch, p->ctx);
+        if (!p->splits) { /* cluster-K where the switch is on and it can run; pinned splits: never */
+            const int S = ck_plan<XK, IL, FR>(prm.nseg, p->m, p->n, p->batch, p->ctx);
             if (S) return launch_ck<XK, IL, FR>(prm, p, S);
         }
     }
@@ -1864,16 +1864,19 @@ extern "C" int tetra_gemv_ck_pieces(tetra_context *ctx, int64_t n, int64_t k, in
     if (!ctx || n < 1 || k < 1 || k > ((int64_t)1 << 30) || batch < 1) return 0;
     if (!w_interleaved && k % GEMV_SEG_K) return 0;
     const int nseg = w_interleaved ? (int)tetra_il_segments(k) : (int)(k / GEMV_SEG_K);
-    int S;
+    int S; /* M 0: the standard layouts' rule does not depend on M */
     switch (x_dtype) {
     case TETRA_DTYPE_BF16:
-        S = w_interleaved ? ck_plan<X_BF16, true>(nseg, n, batch, ctx) : ck_plan<X_BF16, false>(nseg, n, batch, ctx);
+        S = w_interleaved ? ck_plan<X_BF16, true>(nseg, 0, n, batch, ctx)
+                          : ck_plan<X_BF16, false>(nseg, 0, n, batch, ctx);
         break;
     case TETRA_DTYPE_FP16:
-        S = w_interleaved ? ck_plan<X_FP16, true>(nseg, n, batch, ctx) : ck_plan<X_FP16, false>(nseg, n, batch, ctx);
+        S = w_interleaved ? ck_plan<X_FP16, true>(nseg, 0, n, batch, ctx)
+                          : ck_plan<X_FP16, false>(nseg, 0, n, batch, ctx);
         break;
     case TETRA_DTYPE_NVFP4:
-        S = w_interleaved ? ck_plan<X_NVFP4, true>(nseg, n, batch, ctx) : ck_plan<X_NVFP4, false>(nseg, n, batch, ctx);
+        S = w_interleaved ? ck_plan<X_NVFP4, true>(nseg, 0, n, batch, ctx)
+                          : ck_plan<X_NVFP4, false>(nseg, 0, n, batch, ctx);
         break;
     default: return 0;
     }
@@ -1888,8 +1891,7 @@ extern "C" int tetra_gemv_ck_pieces(tetra_context *ctx, int64_t n, int64_t k, in
 extern "C" int tetra_gemv_frag_ck_pieces(tetra_context *ctx, int64_t m, int64_t n, int64_t k, int64_t batch) {
 #if TETRA_GEMV_FRAG_CK
     if (!ctx || n < 1 || k < 1 || k > ((int64_t)1 << 30) || k % GEMV_SEG_K || batch < 1) return 0;
-    if (gemv_frag_ck_mode() == 1 && m > frag_ck_max_m()) return 0;
-    return 4 * ck_plan<X_BF16, false, true>((int)(k / GEMV_SEG_K), n, batch, ctx);
+    return 4 * ck_plan<X_BF16, false, true>((int)(k / GEMV_SEG_K), m, n, batch, ctx);
 #else
     (void)ctx;
     (void)m;
