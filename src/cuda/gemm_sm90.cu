@@ -598,6 +598,28 @@ __device__ __noinline__ void store_pair(const epi_dst &e, int row, int col, floa
     if (col + 1 < e.n) tetra_store_dense(e.d, i + 1, (tetra_dtype)e.dtype, v1);
 }
 
+/* The copies of one raw stage, by one thread (the raw issuer's lane 0 or elected lane): expect
+ * the stage's bytes on `full`, then the raw weight bytes of K-tiles kt .. kt + nt - 1 (FRAG:
+ * one box of KT fragment blocks, 16 rows of tm_b's 256-byte view each; standard: one box per
+ * K-tile) and the bulk copies of nblk whole 128x4 scale blocks (512 * nt bytes each). Slot
+ * layout as produce_raw_stage describes. */
+template <class C, bool FRAG, int KT = 1>
+__device__ __forceinline__ void issue_raw_copies(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
+                                                 uint32_t full, uint32_t slot, int n0, int l, int kt, int nt,
+                                                 int nblk) {
+    const uint8_t *sc = p.scales + (int64_t)l * p.scale_batch;
+    const uint32_t raw = sb + C::OFF_BRAW + slot * (KT * C::BRAW_BYTES);
+    mbar_arrive_expect_tx(full, (FRAG ? KT : nt) * C::BRAW_BYTES + 512 * nt * nblk);
+    /* FRAG: K-tile kt of 128-row block n0 / 128 is the 4096-byte fragment block
+     * n0 / 128 * ktiles + kt */
+    if (FRAG) tma_load_3d(raw, tm_b, 0, 16 * ((n0 / 128) * p.ktiles + kt), l, full);
+    else
+        for (int u = 0; u < nt; u++) tma_load_3d(raw + u * C::BRAW_BYTES, tm_b, (kt + u) * (W_BK / 2), n0, l, full);
+    for (int b = 0; b < nblk; b++)
+        bulk_load(sb + C::OFF_BSC + slot * (KT * C::BSC_BYTES) + 512 * b,
+                  sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512 * nt, full);
+}
+
 /* One raw stage (packed weights + block scales of K-tile kt) into raw slot `slot`, by one
  * whole warp: every lane waits for the slot to be free (`empty`, the phase before `phase`),
  * lane 0 issues the TMA (and the bulk scale copies), every lane arrives on `full` (its
@@ -628,17 +650,7 @@ __device__ __forceinline__ void produce_raw_stage(const CUtensorMap *tm_b, const
         /* bulk scales: 128-row blocks past the padded rows do not exist; their
          * smem rows (>= N) only feed outputs that are never stored */
         const int nblk = p.scale_bulk ? min(C::BN / 128, (p.n + 127) / 128 - n0 / 128) : 0;
-        const uint32_t raw = sb + C::OFF_BRAW + slot * (KT * C::BRAW_BYTES);
-        mbar_arrive_expect_tx(full, (FRAG ? KT : nt) * C::BRAW_BYTES + 512 * nt * nblk);
-        /* FRAG: K-tile kt of 128-row block n0 / 128 is the 4096-byte fragment block
-         * n0 / 128 * ktiles + kt, 16 rows of tm_b's 256-byte view */
-        if (FRAG) tma_load_3d(raw, tm_b, 0, 16 * ((n0 / 128) * p.ktiles + kt), l, full);
-        else
-            for (int u = 0; u < nt; u++)
-                tma_load_3d(raw + u * C::BRAW_BYTES, tm_b, (kt + u) * (W_BK / 2), n0, l, full);
-        for (int b = 0; b < nblk; b++)
-            bulk_load(sb + C::OFF_BSC + slot * (KT * C::BSC_BYTES) + 512 * b,
-                      sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512 * nt, full);
+        issue_raw_copies<C, FRAG, KT>(tm_b, p, sb, full, slot, n0, l, kt, nt, nblk);
         if (V7TRACE) V7_TRACE_KT(tr0, ti, V7_TK_R_ISSUED);
     }
     if (p.scale_bulk || diag >= 3) {
@@ -683,18 +695,10 @@ template <class C, bool FRAG = false>
 __device__ __forceinline__ void issue_raw_bulk(const CUtensorMap *tm_b, const sm90_params &p, uint32_t sb,
                                                uint32_t full, uint32_t empty, uint32_t slot, uint32_t phase, int n0,
                                                int l, int kt) {
-    const uint8_t *sc = p.scales + (int64_t)l * p.scale_batch;
     const int nblk = min(C::BN / 128, (p.n + 127) / 128 - n0 / 128);
     mbar_wait(empty, phase ^ 1);
     if (!elect_one()) return;
-    mbar_arrive_expect_tx(full, C::BRAW_BYTES + 512 * nblk);
-    /* FRAG: the 4096-byte fragment block, as produce_raw_stage<C, true> (C::BN = 128) */
-    if constexpr (FRAG)
-        tma_load_3d(sb + C::OFF_BRAW + slot * C::BRAW_BYTES, tm_b, 0, 16 * ((n0 / 128) * p.ktiles + kt), l, full);
-    else tma_load_3d(sb + C::OFF_BRAW + slot * C::BRAW_BYTES, tm_b, kt * (W_BK / 2), n0, l, full);
-    for (int b = 0; b < nblk; b++)
-        bulk_load(sb + C::OFF_BSC + slot * C::BSC_BYTES + 512 * b,
-                  sc + 512 * ((int64_t)(n0 / 128 + b) * ((p.nkb + 3) / 4) + kt), 512, full);
+    issue_raw_copies<C, FRAG>(tm_b, p, sb, full, slot, n0, l, kt, 1, nblk);
 }
 
 /* A stage `slot` for K-tile kt in a 2-CTA cluster: this CTA's half of the tile, multicast
