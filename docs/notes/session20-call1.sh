@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# DRAFT for the next session's first device call (written at the end of session 19, NOT run):
+# Session 20 call 1 (run 98; drafted at the end of session 19, run unchanged in session 20).
 # what session 19 could not measure for lack of device time. Run: C_MAIN=<hash> BUDGET=560 bash ...
 # (pass C_MAIN explicitly: `git rev-parse` on the device copy does not give this tree's commit).
 # build-main = main (defaults: fragment GEMV cluster-K at M <= 4, v7.7, v7.8); build-tr = main with
