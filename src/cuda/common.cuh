@@ -72,6 +72,16 @@ cudaError_t tetra_launch_dependent(void (*kernel)(P), dim3 grid, dim3 block, cud
     return cudaLaunchKernelEx(&cfg, kernel, prm);
 }
 
+/* Adds the attribute tetra_launch_dependent sets to a launch configuration that has others
+ * (e.g. tetra_cluster_config's cluster dimension): cfg.attrs must have room for one more
+ * (alive until the launch). The kernel must call tetra_pdl_wait before it touches anything
+ * the previous kernel reads or writes. */
+static inline void tetra_config_add_dependent(cudaLaunchConfig_t &cfg) {
+    cudaLaunchAttribute &a = cfg.attrs[cfg.numAttrs++];
+    a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    a.val.programmaticStreamSerializationAllowed = 1;
+}
+
 /* A launch configuration for thread-block clusters of shape `cluster` (the grid a multiple
  * of it): attr[0] of the caller's array (alive until the launch) holds the cluster dimension
  * and numAttrs is 1 (a caller may add attr[1] and raise it). Used by every cluster launch:

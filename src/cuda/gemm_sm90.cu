@@ -71,6 +71,34 @@
 #define TETRA_GEMM_T_CK 1
 #endif
 
+/* v7.9, v7's prologue under the previous kernel (docs/notes/gemm-sm90.md, "v7.9"; CMake cache
+ * variable of the same name). 0 (default): main's kernels and launches. 1: v7 (gemm_wgmma_t_kernel
+ * and v7.7's gemm_wgmma_t_ck_kernel, BT 64 / 128) is launched as a programmatic dependent of the
+ * previous kernel on the stream (v7_launch_attrs): its mbarrier inits, cluster barrier and
+ * setmaxnreg run while that kernel finishes; every thread executes griddepcontrol.wait before its
+ * first global memory access, and each CTA lets the next kernel be scheduled after its K loop.
+ * 2 (an experiment, never a default): also the raw issuer's first SR weight stages (TMA and
+ * block-scale loads) before its wait. Correct ONLY when no kernel still running before the GEMM
+ * writes the weights or their scales (e.g. tetra_convert_weights right before the GEMM on the
+ * same stream breaks it); the activations, bias, global scale, D and the workspace still wait. */
+#ifndef TETRA_GEMM_V7_PDL
+#define TETRA_GEMM_V7_PDL 0
+#endif
+static_assert(TETRA_GEMM_V7_PDL >= 0 && TETRA_GEMM_V7_PDL <= 2, "TETRA_GEMM_V7_PDL: 0, 1 or 2");
+
+/* v7.10, no A multicast pair at small M (docs/notes/gemm-sm90.md, "v7.10"; CMake cache variable
+ * of the same name). 0 (default): main's kernels and launches. 1: v7's ordinary kernel
+ * (gemm_wgmma_t_kernel) at BT 64 (M <= 64) runs without its 2-CTA pair: each CTA loads its whole
+ * activation tile (two half boxes, as v7.7's cluster-K kernel does), its aempty stages count its
+ * own 8 consumer warps, no remote arrivals, clusters of 1 CTA, grid x = ceil(N / 128). 2: BT 128
+ * too. Same arithmetic, same bits; cluster-K, the BT-256 kernels unchanged. V7_A_LOCAL(BT): whether
+ * the ordinary v7 kernel of tile BT runs so. */
+#ifndef TETRA_GEMM_V7_A_LOCAL
+#define TETRA_GEMM_V7_A_LOCAL 0
+#endif
+static_assert(TETRA_GEMM_V7_A_LOCAL >= 0 && TETRA_GEMM_V7_A_LOCAL <= 2, "TETRA_GEMM_V7_A_LOCAL: 0, 1 or 2");
+#define V7_A_LOCAL(BT) ((BT) == 64 ? TETRA_GEMM_V7_A_LOCAL >= 1 : (BT) == 128 && TETRA_GEMM_V7_A_LOCAL >= 2)
+
 namespace {
 
 /* Configuration (CTA tile BM rows of A/D x BN rows of B/columns of D):
@@ -734,27 +762,38 @@ __device__ __forceinline__ void issue_a_multicast(const CUtensorMap *tm_a, uint3
  * halves are 1024-byte multiples, so the 128B swizzle pattern is that of the whole tile.
  * V7TRACE (v7 in TETRA_GEMM_TRACE builds): the issuers' V7_TK_A_* / V7_TK_R_* readings (KT > 1:
  * at a stage's first K-tile only).
- * CK (v7.7, cluster-K; MULTICAST_A false): no pair, tm_a's box is still half the tile, so this
- * CTA loads both halves into its own stage (half_a: the first only; the second was zeroed).
- * KT > 1 (v7 with TETRA_GEMM_V7_STAGE_KT = 2, MULTICAST_A or CK): a stage of either ring holds KT
+ * LOCAL_A (v7 without its pair: v7.7's cluster-K kernel, and v7.10's TETRA_GEMM_V7_A_LOCAL;
+ * MULTICAST_A false): tm_a's box is still half the tile, so this CTA loads both halves into its
+ * own stage (half_a: the first only; the second was zeroed).
+ * KT > 1 (v7 with TETRA_GEMM_V7_STAGE_KT = 2, MULTICAST_A or LOCAL_A): a stage of either ring holds KT
  * K-tiles, kt0 + i .. kt0 + i + KT - 1 for i = 0, KT, 2 KT, ... (stages count from the CTA's
  * own range, which may start at an odd K-tile); the last one holds nk - i < KT if nk is not a
- * multiple of KT, and expects only those tiles' bytes (issue_a_multicast, produce_raw_stage). */
-template <class C, bool MULTICAST_A = false, bool FRAG = false, bool V7TRACE = false, bool CK = false, int KT = 1>
+ * multiple of KT, and expects only those tiles' bytes (issue_a_multicast, produce_raw_stage).
+ * PDL (v7 in TETRA_GEMM_V7_PDL builds; the other kernels: 0): the kernel is a programmatic
+ * dependent of the previous kernel on the stream, so each of the four warps executes
+ * griddepcontrol.wait (tetra_pdl_wait) before its first global read: 1, all at the start; 2, the
+ * raw warp only after issuing its first min(SR, stages) raw stages (weights and scales: see
+ * TETRA_GEMM_V7_PDL for when that is safe), the other warps at the start. */
+template <class C, bool MULTICAST_A = false, bool FRAG = false, bool V7TRACE = false, bool LOCAL_A = false, int KT = 1,
+          int PDL = 0>
 __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CUtensorMap *tm_b, const sm90_params &p,
                                                uint32_t sb, uint32_t afull, uint32_t aempty, uint32_t rfull,
                                                uint32_t rempty, int m0, int n0, int l, int kt0, int nk, int lane,
                                                int diag, uint32_t cta_rank = 0, bool half_a = false) {
-    static_assert(KT == 1 || MULTICAST_A || CK, "KT > 1: v7 only");
+    static_assert(KT == 1 || MULTICAST_A || LOCAL_A, "KT > 1: v7 only");
+    static_assert(PDL == 0 || MULTICAST_A || LOCAL_A, "PDL: v7 only");
     const int pw = (threadIdx.x % 128) / 32;
     uint32_t *const tr0 = V7TRACE ? v7_trace_row0(p) : nullptr;
     (void)tr0;
+    if constexpr (PDL == 1) tetra_pdl_wait();
+    else if constexpr (PDL == 2)
+        if (pw != 1) tetra_pdl_wait(); /* the raw warp: after its first stages, below */
     if (pw == 0) {
         if (lane == 0) {
             ring_pos<C::SA> ra = {0, 0};
             for (int i = 0; i < nk; i += KT, ra.next()) {
                 const int nt = KT == 1 ? 1 : min(KT, nk - i); /* K-tiles in this stage */
-                if (CK) {
+                if (LOCAL_A) {
                     const uint32_t dst = sb + C::OFF_A + ra.slot * (KT * C::A_TILE_BYTES), half = C::A_TILE_BYTES / 2;
                     mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1); /* this CTA's wgmmas done */
                     if (V7TRACE) V7_TRACE_KT(tr0, i, V7_TK_A_EMPTY);
@@ -800,10 +839,27 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
     }
     if (pw != 1) return;
     ring_pos<C::SR> rr = {0, 0};
-    for (int i = 0; i < nk; i += KT, rr.next())
-        produce_raw_stage<C, FRAG, V7TRACE, KT>(tm_b, p, sb, rfull + 8 * rr.slot, rempty + 8 * rr.slot, rr.slot,
-                                                rr.phase, n0, l, kt0 + i, lane, diag, tr0, i,
-                                                KT == 1 ? 1 : min(KT, nk - i));
+    if constexpr (PDL == 2) {
+        /* the first SR stages (every one of them free: fresh empty barriers) read only the
+         * weights and their scales, which no kernel still in flight writes (the switch's
+         * condition); the rest of the stages wait for consumer releases, i.e. for activation
+         * stages, which come after the A warp's wait anyway */
+        int i = 0;
+        for (; i < nk && i < C::SR * KT; i += KT, rr.next())
+            produce_raw_stage<C, FRAG, V7TRACE, KT>(tm_b, p, sb, rfull + 8 * rr.slot, rempty + 8 * rr.slot, rr.slot,
+                                                    rr.phase, n0, l, kt0 + i, lane, diag, tr0, i,
+                                                    KT == 1 ? 1 : min(KT, nk - i));
+        tetra_pdl_wait();
+        for (; i < nk; i += KT, rr.next())
+            produce_raw_stage<C, FRAG, V7TRACE, KT>(tm_b, p, sb, rfull + 8 * rr.slot, rempty + 8 * rr.slot, rr.slot,
+                                                    rr.phase, n0, l, kt0 + i, lane, diag, tr0, i,
+                                                    KT == 1 ? 1 : min(KT, nk - i));
+    } else {
+        for (int i = 0; i < nk; i += KT, rr.next())
+            produce_raw_stage<C, FRAG, V7TRACE, KT>(tm_b, p, sb, rfull + 8 * rr.slot, rempty + 8 * rr.slot, rr.slot,
+                                                    rr.phase, n0, l, kt0 + i, lane, diag, tr0, i,
+                                                    KT == 1 ? 1 : min(KT, nk - i));
+    }
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 
@@ -1571,7 +1627,18 @@ __device__ __forceinline__ void store_tile_t(const float (&acc)[BT / 2], const s
  * l: each CTA loads its own whole A tile (two half boxes), its aempty counts its own 8
  * consumer warps, no remote arrivals, a CTA barrier instead of the start's cluster barrier, and
  * store_tile_t<BT, true> ends with the cluster's reduce (two cluster barriers, which the
- * producer warps join). */
+ * producer warps join).
+ * TETRA_GEMM_V7_A_LOCAL (v7.10, the ordinary kernel at BT 64; 2: BT 128 too): no pair (PAIR false)
+ * in clusters of 1: the A loads, aempty count, start barrier and arrivals of CK, the rest (z order,
+ * epilogue, end barriers) of the ordinary kernel; grid x = ceil(N / 128), no CTA past N.
+ * TETRA_GEMM_V7_PDL (v7.9; launched as a programmatic dependent, v7_launch_attrs): everything up
+ * to setmaxnreg (mbarrier inits, the fence, the half_a zeroing, the cluster / CTA barrier) reads
+ * no global memory and runs before any griddepcontrol.wait. Each thread waits once before its
+ * first global access: the producer warps at the top of produce_stages (PDL 2: the raw warp after
+ * its first SR stages), the consumers after their K loop (until then they touch shared memory
+ * only; their stages landed after the producers' waits), right after the CTA's
+ * griddepcontrol.launch_dependents. TETRA_GEMM_TRACE's readings are written before the waits
+ * (launch_traced synchronizes before a traced launch). */
 template <bool IS_BF16, int BT, bool FRAG, bool CK>
 __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &p) {
 #if TETRA_SM90_DEVICE
@@ -1584,7 +1651,10 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
     const cta_split cs = cta_split_of<CK>(p);
     const int l = cs.l, split = cs.split, kt0 = cs.kt0, nk = cs.nk;
     const int wg = __shfl_sync(0xFFFFFFFFu, (int)(threadIdx.x / 128), 0), lane = threadIdx.x % 32;
-    const uint32_t cta_rank = cluster_ctarank(); /* 0 or 1 in the pair (CK: the split) */
+    /* the 2-CTA pair that shares each A stage (TMA multicast, remote aempty arrivals): not in
+     * cluster-K (CK) nor where TETRA_GEMM_V7_A_LOCAL takes this tile (v7.10: clusters of 1) */
+    constexpr bool PAIR = !CK && !V7_A_LOCAL(BT);
+    const uint32_t cta_rank = cluster_ctarank(); /* 0 or 1 in the pair (CK: the split; !PAIR && !CK: 0) */
 #ifdef TETRA_GEMM_DIAG
     const int diag = p.diag; /* 1: no dequantization (stale fragments), 3: no scale loads, 4: both */
 #else
@@ -1598,7 +1668,7 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
     if (threadIdx.x == 0) {
         for (int s = 0; s < C::SA; s++) {
             mbar_init(afull + 8 * s, 1);      /* this CTA's A producer's expect_tx (both halves) */
-            mbar_init(aempty + 8 * s, CK ? 8 : 2 * 8); /* one per consumer warp of both CTAs (CK: this CTA's) */
+            mbar_init(aempty + 8 * s, PAIR ? 2 * 8 : 8); /* one per consumer warp of both CTAs (!PAIR: this CTA's) */
         }
         for (int s = 0; s < C::SR; s++) {
             mbar_init(rfull + 8 * s, 1 + 32);       /* raw producer's expect_tx + one per lane */
@@ -1621,8 +1691,9 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
     }
     /* the peer multicasts into this CTA's stages and arrives on its aempty barriers: both
      * CTAs' barriers must be initialized first (also the CTA-wide barrier __syncthreads was).
-     * CK: nothing of another CTA touches this one before the epilogue's cluster barrier */
-    if (CK) {
+     * CK: nothing of another CTA touches this one before the epilogue's cluster barrier; !PAIR
+     * otherwise: no other CTA in the cluster */
+    if (!PAIR) {
         __syncthreads();
     } else {
         cluster_arrive();
@@ -1632,8 +1703,8 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
 
     if (wg == 2) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)V7_PRODUCER_REGS));
-        produce_stages<C, !CK, FRAG, TETRA_V7_TRACED, CK, C::KT>(&tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty,
-                                                                 m0, n0, l, kt0, nk, lane, diag, cta_rank, half_a);
+        produce_stages<C, PAIR, FRAG, TETRA_V7_TRACED, !PAIR, C::KT, TETRA_GEMM_V7_PDL>(
+            &tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0, n0, l, kt0, nk, lane, diag, cta_rank, half_a);
         /* the exit barrier (see the consumers'): barrier.cluster would also let exited
          * threads through, but taking part costs these idle warps nothing. CK: the partials'
          * barrier, then the exit barrier (store_tile_t) */
@@ -1659,7 +1730,7 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
     const uint32_t sc_off1 = p.scale_bulk ? 16 * ((r + 8) & 31) + 4 * ((r + 8) >> 5) : 4 * (r + 8);
     const uint32_t sel = tq | ((tq + 4) << 4);
     const uint32_t db0 = wgmma_desc_lo(sb + C::OFF_A); /* both consumers read all BT tokens */
-    const uint32_t aempty_peer = CK ? 0u : mapa_shared(aempty, cta_rank ^ 1u);
+    const uint32_t aempty_peer = PAIR ? mapa_shared(aempty, cta_rank ^ 1u) : 0u;
     ring_pos<C::SA> ra = {0, 0};
     ring_pos<C::SR> rr = {0, 0};
     uint32_t a_prev = 0;
@@ -1720,9 +1791,9 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
         wgmma_acc_fence<C::NACC>(acc);
         V7_STAMP(tr_row, V7_TK_C_WAIT1);
         /* K-tile i - 1 was the last of A stage a_prev (KT = 2: i is its successor's first) */
-        if (u == 0 && i > 0 && lane == 0) { /* both CTAs' producers write this stage */
+        if (u == 0 && i > 0 && lane == 0) { /* both CTAs' producers write this stage (PAIR) */
             mbar_arrive(aempty + 8 * a_prev);
-            if (!CK) mbar_arrive_remote(aempty_peer + 8 * a_prev);
+            if (PAIR) mbar_arrive_remote(aempty_peer + 8 * a_prev);
         }
         if (u == C::KT - 1) {
             a_prev = ra.slot;
@@ -1738,9 +1809,21 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
         if (i + 1 < nk) step(i + 1, f1, f0, 1 % C::KT);
     }
     V7_STAMP_HDR(SS_TR_LOOP_END, V7_TR_LOOP_END1);
+#if TETRA_GEMM_V7_PDL
+    /* v7.9: the next kernel on the stream (if launched as a programmatic dependent) may be
+     * scheduled once every CTA of this grid got here (the first thread of a CTA to issue it
+     * counts), so its prologue runs under this epilogue; its own griddepcontrol.wait still
+     * waits for this grid to complete and flush, so D is safe. Then this thread's wait: its
+     * global accesses (bias, global scale, D, the split-K workspace and counters) come after
+     * the previous kernel. Here it never blocks: the afull stages this thread waited on were
+     * issued after the A warp's wait. Until here the consumers touched shared memory only. */
+    tetra_pdl_trigger();
+    tetra_pdl_wait();
+#endif
     /* this CTA's last remote arrival is done; the wait below keeps its shared memory alive
      * until the peer's are (the peer's multicasts into it have all landed: every afull
-     * stage was waited on). CK: no pair; store_tile_t's barriers */
+     * stage was waited on). CK: no pair; store_tile_t's barriers. !PAIR && !CK (v7.10): a
+     * cluster of 1, so this and store_tile_t's wait are a barrier of this CTA's threads */
     if (!CK) cluster_arrive();
     wgmma_wait<0>();
     wgmma_acc_fence<C::NACC>(acc);
@@ -2927,6 +3010,11 @@ static tetra_status launch_traced(cudaLaunchConfig_t lc, void (*kernel)(const CU
     const size_t bytes = (size_t)(ctas * prm.trace_stride) * 8;
     TETRA_CUDA_TRY(cudaMalloc((void **)&prm.trace, bytes));
     TETRA_CUDA_TRY(cudaMemset(prm.trace, 0, bytes));
+#if TETRA_GEMM_V7_PDL
+    /* v7 as a programmatic dependent writes its trace before griddepcontrol.wait: the memset and
+     * every earlier kernel complete first (a diagnostic; the wait then returns at once) */
+    TETRA_CUDA_TRY(cudaDeviceSynchronize());
+#endif
     TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, kernel, tm_a, tm_b, prm));
     TETRA_CUDA_TRY(cudaDeviceSynchronize());
     unsigned long long *h = (unsigned long long *)malloc(bytes);
@@ -2950,11 +3038,26 @@ static unsigned grid_x_t(int64_t n) {
     return (unsigned)((tiles + T_CLUSTER - 1) / T_CLUSTER * T_CLUSTER);
 }
 
-/* The launch of both wgmma-T launchers: clusters of T_CLUSTER CTAs along x; attr (the
- * caller's) must live until the launch. */
-static cudaLaunchConfig_t cluster_launch_config(cudaLaunchAttribute (&attr)[1], dim3 grid, int smem_bytes,
-                                                cudaStream_t stream) {
-    return tetra_cluster_config(attr, dim3(T_CLUSTER, 1, 1), grid, dim3(W_THREADS), (size_t)smem_bytes, stream);
+/* The launch of both wgmma-T launchers: clusters of T_CLUSTER CTAs along x (cx: v7.10's
+ * TETRA_GEMM_V7_A_LOCAL passes 1); attr (the caller's; attr[0] holds the cluster dimension) must
+ * live until the launch. */
+static cudaLaunchConfig_t cluster_launch_config(cudaLaunchAttribute *attr, dim3 grid, int smem_bytes,
+                                                cudaStream_t stream, unsigned cx = T_CLUSTER) {
+    return tetra_cluster_config(attr, dim3(cx, 1, 1), grid, dim3(W_THREADS), (size_t)smem_bytes, stream);
+}
+
+/* v7.9 (TETRA_GEMM_V7_PDL): the one place v7's launches (launch_t at BT 64 / 128, launch_t_ck)
+ * get their attributes past the cluster dimension: with the switch on, a programmatic dependent
+ * of the previous kernel on the stream (v7_body waits before its global accesses); lc.attrs must
+ * have room for one more. Added after the residency query (that takes the cluster launch only).
+ * The split-K reduce kernel after a v7 launch stays an ordinary launch: it starts after v7 has
+ * completed, as before. */
+static void v7_launch_attrs(cudaLaunchConfig_t &lc) {
+#if TETRA_GEMM_V7_PDL
+    tetra_config_add_dependent(lc);
+#else
+    (void)lc;
+#endif
 }
 
 /* Once per device (checked, resident: the calling launcher's statics, so per kernel): the
@@ -2973,7 +3076,7 @@ static tetra_status resident_clusters(K kernel, int smem_bytes, const cudaLaunch
     }
     if (resident[dev] <= 0)
         return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: a cluster of %d CTAs cannot be scheduled here",
-                          (int)T_CLUSTER);
+                          (int)lc.attrs[0].val.clusterDim.x);
     return TETRA_OK;
 }
 
@@ -3076,6 +3179,8 @@ extern "C" int tetra_gemm_t_ck_resident_clusters(int bt, int S) {
     return 0;
 }
 #endif
+/* Tests: v7.9's build switch, TETRA_GEMM_V7_PDL (0: v7 is an ordinary launch) */
+extern "C" int tetra_gemm_v7_pdl_mode(void) { return TETRA_GEMM_V7_PDL; }
 /* Tests: how many cluster-K kernels this process has launched (0 where not built) */
 extern "C" long long tetra_gemm_t_ck_launches(void) {
 #if TETRA_GEMM_T_CK
@@ -3159,11 +3264,12 @@ static bool t_ck_takes(const tetra_gemm_problem *p, const wgmma_t_config &cf, bo
 template <bool IS_BF16, int BT, bool FRAG>
 static tetra_status launch_t_ck(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &prm,
                                 const tetra_gemm_problem *p, cudaStream_t stream) {
-    cudaLaunchAttribute attr[1];
-    const cudaLaunchConfig_t lc = tetra_cluster_config(
+    cudaLaunchAttribute attr[2];
+    cudaLaunchConfig_t lc = tetra_cluster_config(
         attr, dim3(1, 1, (unsigned)prm.splits),
         dim3((unsigned)((p->n + 127) / 128), (unsigned)((p->m + BT - 1) / BT), (unsigned)(p->batch * prm.splits)),
         dim3(W_THREADS), (size_t)cfg_t<BT>::SMEM_BYTES, stream);
+    v7_launch_attrs(lc);
     TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, gemm_wgmma_t_ck_kernel<IS_BF16, BT, FRAG>, tm_a, tm_b, prm));
     TETRA_LAUNCH_CHECK();
     g_t_ck_launches.fetch_add(1, std::memory_order_relaxed);
@@ -3172,7 +3278,9 @@ static tetra_status launch_t_ck(const CUtensorMap &tm_a, const CUtensorMap &tm_b
 #endif
 
 /* 128 weight rows x BT tokens per CTA, in clusters of 2 CTAs along N that share each
- * activation tile (grid x rounded up to even: the kernel's CTA past N stores nothing). */
+ * activation tile (grid x rounded up to even: the kernel's CTA past N stores nothing); where
+ * TETRA_GEMM_V7_A_LOCAL takes the tile (v7.10), clusters of 1 and grid x = ceil(N / 128). The
+ * split-K counters stay sized for the rounded grid (enough; indexed by gridDim.x). */
 /* BT = 256 runs v10 (gemm_wgmma_t_ss_kernel: the transform stage, SS wgmmas), BT = 64 and
  * 128 run v7 (gemm_wgmma_t_kernel: RS wgmmas); the v7 kernel is not instantiated at 256.
  * FRAG: fragment-ordered weights (v7's and v10's FRAG instances). */
@@ -3214,10 +3322,13 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
         kernel = gemm_wgmma_t_kernel<IS_BF16, BT, FRAG>;
         smem_bytes = cfg_t<BT>::SMEM_BYTES;
     }
-    cudaLaunchAttribute attr[1];
-    const cudaLaunchConfig_t lc = cluster_launch_config(
-        attr, dim3(grid_x_t(p->n), (unsigned)((p->m + BT - 1) / BT), (unsigned)(p->batch * prm.splits)), smem_bytes,
-        stream);
+    /* v7.10 (TETRA_GEMM_V7_A_LOCAL): no pair, so clusters of 1 and no CTA past N (any tile count) */
+    const bool a_local = V7_A_LOCAL(BT);
+    const unsigned gx = a_local ? (unsigned)((p->n + cfg_t<128>::BN - 1) / cfg_t<128>::BN) : grid_x_t(p->n);
+    cudaLaunchAttribute attr[2];
+    cudaLaunchConfig_t lc = cluster_launch_config(
+        attr, dim3(gx, (unsigned)((p->m + BT - 1) / BT), (unsigned)(p->batch * prm.splits)), smem_bytes, stream,
+        a_local ? 1u : (unsigned)T_CLUSTER);
     {
         /* the shared-memory opt-in, and whether a pair of these CTAs fits at all */
         static std::atomic<unsigned long long> checked{0};
@@ -3225,6 +3336,7 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
         const tetra_status rs = resident_clusters(kernel, smem_bytes, lc, p->ctx->device, checked, resident);
         if (rs != TETRA_OK) return rs;
     }
+    if constexpr (BT != 256) v7_launch_attrs(lc); /* v7 only: v10.3 stays an ordinary launch */
 #ifdef TETRA_GEMM_TRACE
     if (getenv("TETRA_GEMM_TRACE_OUT")) /* v10.3 or v7 */
         return launch_traced(lc, kernel, tm_a, tm_b, prm, p, BT == 256 ? (long long)SS_TK_N : (long long)V7_TK_N,

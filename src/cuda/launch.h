@@ -61,6 +61,8 @@ int tetra_gemm_t_ck_pin(int mode);
 long long tetra_gemm_t_ck_launches(void);
 /* ... and (tests) the clusters of S of its CTAs resident at once on the current device (tile bt) */
 int tetra_gemm_t_ck_resident_clusters(int bt, int S);
+/* src/cuda/gemm_sm90.cu: v7.9's build switch TETRA_GEMM_V7_PDL (0: v7 is an ordinary launch; tests) */
+int tetra_gemm_v7_pdl_mode(void);
 /* src/cuda/skinny_sm90.cu: skinny-M GEMM (M <= 64), prepared weights, wgmma (sm_90a) */
 tetra_status tetra_launch_gemm_skinny(const tetra_gemm_problem *p);
 
