@@ -205,9 +205,34 @@ static int gemm_run(void *p) {
     return gemm_run_set(s, i);
 }
 
-/* Median time of `reps` timed calls of one algorithm (rotating sets), in us; <0 on error. */
+/* `calls` calls of one algorithm (rotating sets) captured in one CUDA graph; NULL where capture
+ * fails (then the caller times plain launches). */
+static cudaGraphExec_t capture_algo(gemm_state *s, const cublasLtMatmulAlgo_t *algo, int calls) {
+    cudaStream_t st = (cudaStream_t)s->env.stream;
+    cudaGraph_t g = NULL;
+    cudaGraphExec_t gx = NULL;
+    int bad = 0;
+    if (cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    for (int c = 0; c < calls; c++) bad |= lt_call(s, c % s->nsets, algo) != 0;
+    if (cudaStreamEndCapture(st, &g) != cudaSuccess) bad = 1;
+    if (!bad && cudaGraphInstantiate(&gx, g, 0) != cudaSuccess) gx = NULL;
+    if (bad) gx = NULL;
+    if (g) cudaGraphDestroy(g);
+    cudaGetLastError();
+    return gx;
+}
+
+/* Median time of `reps` timed samples of one algorithm (rotating sets), in us per call; <0 on
+ * error. Short kernels (< 50 us) take 20 calls per sample captured in a CUDA graph, as the
+ * runner times them: launched one by one, cuBLASLt's host cost per call (~10-14 us measured at
+ * 64x768x6144, run 101) exceeded the kernels' 7-10 us, so the pick among candidates was decided
+ * by host noise and moved between processes (run 101: the picked kernel took 7.41-9.46 us). */
 static double time_algo(gemm_state *s, const cublasLtMatmulAlgo_t *algo, int reps) {
     cudaEvent_t e0, e1;
+    cudaGraphExec_t gx = NULL;
     double t[16];
     int calls = 1, n = 0;
     float ms;
@@ -217,21 +242,29 @@ static double time_algo(gemm_state *s, const cublasLtMatmulAlgo_t *algo, int rep
         if (lt_call(s, w % s->nsets, algo)) return -1;
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
-    /* short kernels: several calls per sample so launch gaps do not decide */
     cudaEventRecord(e0, st);
     lt_call(s, 0, algo);
     cudaEventRecord(e1, st);
     if (cudaEventSynchronize(e1) != cudaSuccess) n = -1;
     cudaEventElapsedTime(&ms, e0, e1);
-    if (ms * 1000.0f < 50.0f) calls = 20;
+    if (n >= 0 && ms * 1000.0f < 50.0f) {
+        calls = 20;
+        gx = capture_algo(s, algo, calls);
+        if (gx && cudaGraphLaunch(gx, st) != cudaSuccess) n = -1; /* warm-up */
+    }
     for (int r = 0; r < reps && n >= 0; r++) {
         cudaEventRecord(e0, st);
-        for (int c = 0; c < calls; c++) lt_call(s, (r * calls + c) % s->nsets, algo);
+        if (gx) {
+            if (cudaGraphLaunch(gx, st) != cudaSuccess) { n = -1; break; }
+        } else {
+            for (int c = 0; c < calls; c++) lt_call(s, (r * calls + c) % s->nsets, algo);
+        }
         cudaEventRecord(e1, st);
         if (cudaEventSynchronize(e1) != cudaSuccess) { n = -1; break; }
         cudaEventElapsedTime(&ms, e0, e1);
         t[n++] = ms * 1000.0 / calls;
     }
+    if (gx) cudaGraphExecDestroy(gx);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     if (n <= 0) { cudaGetLastError(); return -1; }
