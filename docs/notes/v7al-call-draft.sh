@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SUPERSEDED (session 20): run as part of docs/notes/session20-call2.sh (run 99); both switches merged, default 1.
 # Draft device call for v7.10 (helper v7al; docs/notes/gemm-sm90.md, "v7.10: no A multicast pair at
 # small M"): build-main (this branch at the default TETRA_GEMM_V7_A_LOCAL=0: main's SASS), build-al
 # (=1: BT 64 without the pair) and build-al2 (=2: BT 64 and 128); correctness (ctest gpu_gemm*, hash

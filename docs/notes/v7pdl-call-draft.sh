@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SUPERSEDED (session 20): run as part of docs/notes/session20-call2.sh (run 99); both switches merged, default 1.
 # Draft device call for v7.9 (helper v7pdl; docs/notes/gemm-sm90.md, "v7.9: the prologue under the
 # previous kernel"): build-main (this branch at the default TETRA_GEMM_V7_PDL=0: main's SASS),
 # build-pdl (=1) and build-pdl2 (=2); correctness (ctest gpu_gemm*, hash lines, sanitizers) before
