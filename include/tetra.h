@@ -313,7 +313,13 @@ tetra_gemm_options tetra_gemm_options_default(void);
  * opts may be NULL (defaults). Asynchronous on the context's stream.
  * W4A4 on the Hopper wgmma path first dequantizes A (exactly) into a BF16 staging buffer
  * the context owns (M*K*L*2 bytes, grown on demand, freed with the context); an A whose
- * global scale is a device pointer goes to the mma.sync path instead. */
+ * global scale is a device pointer goes to the mma.sync path instead.
+ * Programmatic dependent launch (sm_90): some of tetra's kernels are launched with
+ * cudaLaunchAttributeProgrammaticStreamSerialization (they wait for the previous kernel on the
+ * stream before reading anything) and release their own dependents before they have written D.
+ * Ordinary launches after a tetra call are unaffected; a kernel of yours that you launch with
+ * that attribute after a tetra call must call cudaGridDependencySynchronize() before it reads
+ * D (the attribute's usual contract). */
 tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_matrix *b,
                         tetra_matrix *d, const tetra_gemm_options *opts);
 
