@@ -3,8 +3,12 @@
 launch_traced in src/cuda/gemm_sm90.cu, magic "TRA7"; driver docs/notes/v7-trace.c) and says where
 each K-tile's time goes. Session 18 helper v7trace.
 
-Usage: v7-trace.py FILE.bin [--block CYCLES] [--ctas N] [--json OUT.json]
+Usage: v7-trace.py FILE.bin [--block CYCLES] [--ctas N] [--kt KT] [--json OUT.json]
        v7-trace.py --selftest
+--kt KT (v7.8 / v7.11 builds, TETRA_GEMM_V7_STAGE_KT = KT; helper v7k4): also the consumer segments
+split by u' = (i + 1) % KT, the place in its stage of the K-tile whose fragments a step loads (stages
+count from the CTA's own range): u' = 0 waits on rfull (and the next step on afull), the step of
+u' = 1 arrives on aempty, u' = KT - 1's dequant arrives on rempty (KT 1: none of that is split).
 
 Readings (SM clock cycles, clock64's low 32 bits; all of one CTA on one SM), per CTA and K-tile i
 (i counts the CTA's own K-tiles, 0 .. nk - 1), for each consumer warpgroup (lane 0 of warps 0, 4):
@@ -146,6 +150,11 @@ def cta_stats(r, blk, ns_per_clk, peer):
             s["gap"].append(iss1 - w1)
             s["dequant"].append(dq - rf)
             s["issue"].append(iss1 - af)
+            if KT_SPLIT > 1:
+                u = (i + 1) % KT_SPLIT
+                for k, v in (("period", iss1 - iss), ("rfull", rf - w1), ("dequant", dq - rf), ("afull", af - dq),
+                             ("issue", iss1 - af)):
+                    s.setdefault("%s_u%d" % (k, u), []).append(v)
     # the issuers, against warpgroup 0's consumption
     iss0 = [g(i, TK["C_ISSUED"]) for i in range(nk)]
     dq0 = [g(i, TK["C_DEQUANT"]) for i in range(nk)]
@@ -223,6 +232,7 @@ def analyse(tr, blk=100):
 ORDER = ["period", "tensor_wait", "gap", "rfull", "dequant", "afull", "issue", "period_wg0", "period_wg1",
          "tensor_wait_wg0", "tensor_wait_wg1", "rfull_wg0", "rfull_wg1", "afull_wg0", "afull_wg1", "a_empty",
          "a_issue", "r_empty", "r_issue", "a_lead", "r_lead", "a_ahead", "r_ahead", "peer_a_late"]
+KT_SPLIT = 1  # --kt: K-tiles per ring stage of the traced build
 
 
 def fmt3(t):
@@ -239,6 +249,12 @@ def report(res, max_ctas=None, out=sys.stdout):
     for k in ORDER:
         if res["stats"].get(k):
             p("  %-16s %s" % (k, fmt3(res["stats"][k])))
+    if KT_SPLIT > 1:
+        p("by u' = (i + 1) %% %d (the next K-tile's place in its stage): rfull / dequant / afull / issue / period,"
+          " p10 / median / p90" % KT_SPLIT)
+        for u in range(KT_SPLIT):
+            p("  u' = %d  %s" % (u, "  |  ".join(fmt3(res["stats"].get("%s_u%d" % (k, u)))
+                                             for k in ("rfull", "dequant", "afull", "issue", "period"))))
     p("blocked (> %d cycles), share of K-tiles [per-CTA shares p10 / median / p90]:" % res["block"])
     for k, v in res["blocked"].items():
         if v is not None:
@@ -398,6 +414,8 @@ def main():
         sys.exit(2)
     blk = int(sys.argv[sys.argv.index("--block") + 1]) if "--block" in sys.argv else 100
     mc = int(sys.argv[sys.argv.index("--ctas") + 1]) if "--ctas" in sys.argv else None
+    global KT_SPLIT
+    KT_SPLIT = int(sys.argv[sys.argv.index("--kt") + 1]) if "--kt" in sys.argv else 1
     res = analyse(load(sys.argv[1]), blk)
     report(res, mc)
     if "--json" in sys.argv:

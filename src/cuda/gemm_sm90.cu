@@ -1788,6 +1788,13 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
         V7_STAMP(tr_row, V7_TK_C_ISSUED);
         wgmma_acc_fence<C::NACC>(acc);
         wgmma_wait<1>(); /* K-tile i - 1's group has completed: its A stage and nxt are free */
+#ifdef TETRA_GEMM_V7_SERIAL_DQ
+        /* diagnostic only (a trace-build experiment, never a default; same bits, slower): K-tile
+         * i's group completes too, so the dequantization below runs with no RS wgmma of this
+         * warpgroup in flight. Its trace says whether that dequant segment (~270 cycles in run
+         * 98) is slowed by the running wgmma reading its A fragments from the register file */
+        wgmma_wait<0>();
+#endif
         wgmma_acc_fence<C::NACC>(acc);
         V7_STAMP(tr_row, V7_TK_C_WAIT1);
         /* K-tile i - 1 was the last of A stage a_prev (KT = 2: i is its successor's first) */
