@@ -205,31 +205,21 @@ static int gemm_run(void *p) {
     return gemm_run_set(s, i);
 }
 
-/* `calls` calls of one algorithm (rotating sets) captured in one CUDA graph; NULL where capture
- * fails (then the caller times plain launches). */
-static cudaGraphExec_t capture_algo(gemm_state *s, const cublasLtMatmulAlgo_t *algo, int calls) {
-    cudaStream_t st = (cudaStream_t)s->env.stream;
-    cudaGraph_t g = NULL;
-    cudaGraphExec_t gx = NULL;
-    int bad = 0;
-    if (cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
-        cudaGetLastError();
-        return NULL;
-    }
-    for (int c = 0; c < calls; c++) bad |= lt_call(s, c % s->nsets, algo) != 0;
-    if (cudaStreamEndCapture(st, &g) != cudaSuccess) bad = 1;
-    if (!bad && cudaGraphInstantiate(&gx, g, 0) != cudaSuccess) gx = NULL;
-    if (bad) gx = NULL;
-    if (g) cudaGraphDestroy(g);
-    cudaGetLastError();
-    return gx;
+/* one call of a candidate algorithm, for bench_capture_calls: set i % nsets */
+typedef struct {
+    gemm_state *s;
+    const cublasLtMatmulAlgo_t *algo;
+} algo_call;
+static int algo_call_run(void *ctx, int i) {
+    const algo_call *c = (const algo_call *)ctx;
+    return lt_call(c->s, i % c->s->nsets, c->algo) != 0;
 }
 
 /* Median time of `reps` timed samples of one algorithm (rotating sets), in us per call; <0 on
  * error. Short kernels (< 50 us) take 20 calls per sample captured in a CUDA graph, as the
- * runner times them: launched one by one, cuBLASLt's host cost per call (~10-14 us measured at
- * 64x768x6144, run 101) exceeded the kernels' 7-10 us, so the pick among candidates was decided
- * by host noise and moved between processes (run 101: the picked kernel took 7.41-9.46 us). */
+ * runner times them: launched one by one, the candidates read 10.76-13.71 us per call at
+ * 64x768x6144 where the graph-timed kernels take 7.40-9.45 us (runs 98-101): the host's cost
+ * per cuBLASLt call decided the pick, which moved between processes. */
 static double time_algo(gemm_state *s, const cublasLtMatmulAlgo_t *algo, int reps) {
     cudaEvent_t e0, e1;
     cudaGraphExec_t gx = NULL;
@@ -249,7 +239,8 @@ static double time_algo(gemm_state *s, const cublasLtMatmulAlgo_t *algo, int rep
     cudaEventElapsedTime(&ms, e0, e1);
     if (n >= 0 && ms * 1000.0f < 50.0f) {
         calls = 20;
-        gx = capture_algo(s, algo, calls);
+        algo_call ac = {s, algo};
+        gx = (cudaGraphExec_t)bench_capture_calls(st, algo_call_run, &ac, calls);
         if (gx && cudaGraphLaunch(gx, st) != cudaSuccess) n = -1; /* warm-up */
     }
     for (int r = 0; r < reps && n >= 0; r++) {

@@ -290,6 +290,11 @@ void bench_gate_arm(const bench_arm *arm, void *state, bench_gate *g, char *msg,
  * replay of enough calls to last ~500 us (a launch loop if capture fails): kernel time
  * without host launch cost, for comparing configurations (tetra tune). NaN on error. */
 double bench_time_calls(bench_session *s, const bench_arm *arm, void *state, int samples);
+/* call(ctx, 0) .. call(ctx, n - 1) (each returning 0 on success) captured on `stream` into an
+ * instantiated CUDA graph (a cudaGraphExec_t); NULL where the capture or a call fails (the
+ * CUDA error is cleared). Used by the runner's graph-timed rows and by the tuned cuBLASLt arm's
+ * candidate timing. */
+void *bench_capture_calls(void *stream, int (*call)(void *ctx, int i), void *ctx, int n);
 /* Pin the configuration of a tetra GEMM arm's state (tetra-gemm*, as tetra_gemm_options:
  * path, tile_m, splits; AUTO/0/0 = the arm's default). Returns the status of one call
  * under the pin (synchronised), so TETRA_ERR_UNSUPPORTED means the pin cannot run here. */

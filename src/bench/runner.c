@@ -115,20 +115,31 @@ static double sample(timed_arm *t, cudaStream_t st, cudaEvent_t e0, cudaEvent_t 
     return (double)ms * 1000.0 / t->t.launches;
 }
 
-static void try_graph(timed_arm *t, cudaStream_t st) {
+void *bench_capture_calls(void *stream, int (*call)(void *ctx, int i), void *ctx, int n) {
+    cudaStream_t st = (cudaStream_t)stream;
     cudaGraph_t g = NULL;
-    int ok;
+    cudaGraphExec_t exec = NULL;
+    int ok = 1;
     if (cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
         cudaGetLastError();
-        return;
+        return NULL;
     }
-    ok = run_n(t, t->t.launches) == 0;
+    for (int i = 0; i < n && ok; i++) ok = call(ctx, i) == 0;
     if (cudaStreamEndCapture(st, &g) != cudaSuccess) ok = 0;
-    if (ok && cudaGraphInstantiate(&t->exec, g, 0) != cudaSuccess) ok = 0;
+    if (ok && cudaGraphInstantiate(&exec, g, 0) != cudaSuccess) ok = 0;
     if (g) cudaGraphDestroy(g);
     cudaGetLastError();
-    t->t.graph = ok;
-    if (!ok) t->exec = NULL;
+    return ok ? (void *)exec : NULL;
+}
+
+static int run_one(void *t, int i) {
+    (void)i;
+    return ((timed_arm *)t)->arm->run(((timed_arm *)t)->state);
+}
+
+static void try_graph(timed_arm *t, cudaStream_t st) {
+    t->exec = (cudaGraphExec_t)bench_capture_calls(st, run_one, t, t->t.launches);
+    t->t.graph = t->exec != NULL;
 }
 
 /* Estimate the call time (per launch, event-timed) and warm up. */

@@ -72,9 +72,10 @@
 #endif
 
 /* v7.9, v7's prologue under the previous kernel (docs/notes/gemm-sm90.md, "v7.9"; CMake cache
- * variable of the same name). 0 (default): main's kernels and launches. 1: v7 (gemm_wgmma_t_kernel
- * and v7.7's gemm_wgmma_t_ck_kernel, BT 64 / 128) is launched as a programmatic dependent of the
- * previous kernel on the stream (v7_launch_attrs): its mbarrier inits, cluster barrier and
+ * variable of the same name). 0: ordinary launches, no griddepcontrol in the kernels. 1 (default
+ * since session 20, run 99): v7 (gemm_wgmma_t_kernel and v7.7's gemm_wgmma_t_ck_kernel, BT 64 /
+ * 128) is launched as a programmatic dependent of the previous kernel on the stream where its
+ * grid leaves SMs idle (v7_launch_attrs): its mbarrier inits, cluster barrier and
  * setmaxnreg run while that kernel finishes; every thread executes griddepcontrol.wait before its
  * first global memory access, and each CTA lets the next kernel be scheduled after its K loop.
  * 2 (an experiment, never a default): also the raw issuer's first SR weight stages (TMA and
@@ -82,19 +83,19 @@
  * writes the weights or their scales (e.g. tetra_convert_weights right before the GEMM on the
  * same stream breaks it); the activations, bias, global scale, D and the workspace still wait. */
 #ifndef TETRA_GEMM_V7_PDL
-#define TETRA_GEMM_V7_PDL 0
+#define TETRA_GEMM_V7_PDL 1
 #endif
 static_assert(TETRA_GEMM_V7_PDL >= 0 && TETRA_GEMM_V7_PDL <= 2, "TETRA_GEMM_V7_PDL: 0, 1 or 2");
 
 /* v7.10, no A multicast pair at small M (docs/notes/gemm-sm90.md, "v7.10"; CMake cache variable
- * of the same name). 0 (default): main's kernels and launches. 1: v7's ordinary kernel
+ * of the same name). 0: the 2-CTA pair at every tile. 1 (default since session 20, run 99): v7's ordinary kernel
  * (gemm_wgmma_t_kernel) at BT 64 (M <= 64) runs without its 2-CTA pair: each CTA loads its whole
  * activation tile (two half boxes, as v7.7's cluster-K kernel does), its aempty stages count its
  * own 8 consumer warps, no remote arrivals, clusters of 1 CTA, grid x = ceil(N / 128). 2: BT 128
  * too. Same arithmetic, same bits; cluster-K, the BT-256 kernels unchanged. V7_A_LOCAL(BT): whether
  * the ordinary v7 kernel of tile BT runs so. */
 #ifndef TETRA_GEMM_V7_A_LOCAL
-#define TETRA_GEMM_V7_A_LOCAL 0
+#define TETRA_GEMM_V7_A_LOCAL 1
 #endif
 static_assert(TETRA_GEMM_V7_A_LOCAL >= 0 && TETRA_GEMM_V7_A_LOCAL <= 2, "TETRA_GEMM_V7_A_LOCAL: 0, 1 or 2");
 #define V7_A_LOCAL(BT) ((BT) == 64 ? TETRA_GEMM_V7_A_LOCAL >= 1 : (BT) == 128 && TETRA_GEMM_V7_A_LOCAL >= 2)
@@ -3058,7 +3059,7 @@ static cudaLaunchConfig_t cluster_launch_config(cudaLaunchAttribute *attr, dim3 
  * of the previous kernel on the stream (v7_body waits before its global accesses) where the
  * grid's last wave leaves at least 1/8 of the SMs free (v7 keeps one CTA per SM): the gain is the
  * next call's prologue on SMs the previous kernel's tail leaves idle. Run 99 (one process,
- * paired): 0.919x the time at 64x768x6144 (96 CTAs), 0.957 at 64x14336x4096 (112), 0.985 at
+ * paired): 0.918x the time at 64x768x6144 (96 CTAs), 0.957 at 64x14336x4096 (112), 0.985 at
  * 64x28672x8192 (224: 92 in the last wave), but 1.022 at 64x2048x6144 (128 CTAs on 132 SMs)
  * and 1.009 at 128x4096x7168 (128): there the rule keeps the ordinary launch. lc.attrs must
  * have room for one more. Added after the residency query (that takes the cluster launch only).
