@@ -1514,12 +1514,15 @@ static bool gemv_launch_dependent(Kernel kernel, const tetra_gemm_problem *p, ge
 #endif
 }
 
-/* Tests: the build's TETRA_GEMV_PDL_ALL (0: main's launches) */
-extern "C" int tetra_gemv_pdl_all_mode(void) { return TETRA_GEMV_PDL_ALL; }
+/* a test's pin of both cluster-K modes (tetra_gemv_ck_pin; -1: none) */
+static std::atomic<int> g_ck_pin{-1};
 
-/* Cluster-K's mode for this process (0 off, 1 AUTO, 2 everywhere): TETRA_GEMV_CK=0 / 1 / 2 in
- * the environment (read once) wins over the build's TETRA_GEMV_CLUSTER_K. */
+/* Cluster-K's mode for this process (0 off, 1 AUTO, 2 everywhere): a test's pin
+ * (tetra_gemv_ck_pin), else TETRA_GEMV_CK=0 / 1 / 2 in the environment (read once) wins over the
+ * build's TETRA_GEMV_CLUSTER_K. */
 int gemv_ck_mode() {
+    const int pin = g_ck_pin.load(std::memory_order_relaxed);
+    if (pin >= 0) return pin;
     static const int mode = [] {
         const char *e = getenv("TETRA_GEMV_CK");
         if (e && e[0] >= '0' && e[0] <= '2' && !e[1]) return e[0] - '0';
@@ -1562,6 +1565,8 @@ static int frag_ck_max_m() {
  * TETRA_GEMV_FRAG_CK=0 / 1 / 2 in the environment (read once) wins over the build's
  * TETRA_GEMV_FRAG_CK (1 or 2 here: 0 builds none of it). */
 int gemv_frag_ck_mode() {
+    const int pin = g_ck_pin.load(std::memory_order_relaxed);
+    if (pin >= 0) return pin;
     static const int mode = [] {
         const char *e = getenv("TETRA_GEMV_FRAG_CK");
         if (e && e[0] >= '0' && e[0] <= '2' && !e[1]) return e[0] - '0';
@@ -1998,6 +2003,17 @@ extern "C" int tetra_gemv_frag_ck_mode(void) {
 #else
     return 0;
 #endif
+}
+
+/* Tests: the build's TETRA_GEMV_PDL_ALL (0: main's launches). Not a public entry point. */
+extern "C" int tetra_gemv_pdl_all_mode(void) { return TETRA_GEMV_PDL_ALL; }
+
+/* Tests: pins the cluster-K mode of both the standard and the fragment GEMV (0 off, 1 AUTO, 2
+ * wherever it can run) for this process, or drops the pin (mode < 0: the environment's or the
+ * build's mode again). Returns 1. Not a public entry point. */
+extern "C" int tetra_gemv_ck_pin(int mode) {
+    g_ck_pin.store(mode < 0 ? -1 : (mode > 2 ? 2 : mode), std::memory_order_relaxed);
+    return 1;
 }
 
 /* How many clusters of S CTAs of the cluster-K kernel (BF16 X, standard W) the device keeps
