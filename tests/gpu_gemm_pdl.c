@@ -52,7 +52,8 @@
  * the race is only the window between its last CTA's exit and its memory flush). At 2 they are
  * skipped with a printed line; TETRA_TEST_GEMV_W_RACE=1 runs them anyway and only reports how
  * many outputs differ (the test's evidence that it sees a misplaced wait). The library must
- * report the build's TETRA_GEMV_PDL_ALL (TETRA_GEMV_PDL_ALL_EXPECT, set by ctest).
+ * report the build's TETRA_GEMV_PDL_ALL (TETRA_GEMV_PDL_ALL_EXPECT, set by ctest); with
+ * TETRA_GEMV_PDL_ALL_OFF=1 (main's launches in a 1 / 2 build) every sequence runs as at 0.
  * TETRA_TEST_QUICK: 5 GEMV configurations (one with cluster-K, one per reduce).
  * Exit 77 without a device, or where neither v7 nor the GEMV's mma path runs. */
 #include <stdio.h>
@@ -69,6 +70,7 @@ int tetra_gemm_v7_pdl_mode(void);
 int tetra_gemm_t_ck_pin(int mode);
 long long tetra_gemm_t_ck_launches(void);
 int tetra_gemv_pdl_all_mode(void);
+int tetra_gemv_pdl_all_off(void);
 int tetra_gemv_ck_pin(int mode);
 int tetra_gemv_ck_pieces(tetra_context *ctx, int64_t n, int64_t k, int64_t batch, int w_interleaved, int x_dtype);
 int tetra_gemv_frag_ck_pieces(tetra_context *ctx, int64_t m, int64_t n, int64_t k, int64_t batch);
@@ -465,7 +467,7 @@ static int run_seq_gemv(tetra_context *ctx, state *s, const void *cv, const void
 
 static void run_gemv_config(tetra_context *ctx, state *s, const gconfig *c, const gemv_set *g) {
     const size_t bytes = (size_t)(s->m * N * 2);
-    const int mode = tetra_gemv_pdl_all_mode();
+    const int mode = tetra_gemv_pdl_all_off() ? 0 : tetra_gemv_pdl_all_mode();
     const char *race_env = getenv("TETRA_TEST_GEMV_W_RACE");
     const int race = race_env && race_env[0] == '1';
     uint8_t *ref = (uint8_t *)tu_xmalloc(bytes * (size_t)g_iters), *got = (uint8_t *)tu_xmalloc(bytes);
@@ -555,8 +557,8 @@ int main(void) {
     const int ngcfg = (int)(sizeof gcfgs / sizeof gcfgs[0]);
     int64_t last_m = -1;
     state s;
-    printf("%s: TETRA_GEMM_V7_PDL = %d, TETRA_GEMV_PDL_ALL = %d\n", NAME, tetra_gemm_v7_pdl_mode(),
-           tetra_gemv_pdl_all_mode());
+    printf("%s: TETRA_GEMM_V7_PDL = %d, TETRA_GEMV_PDL_ALL = %d%s\n", NAME, tetra_gemm_v7_pdl_mode(),
+           tetra_gemv_pdl_all_mode(), tetra_gemv_pdl_all_off() ? " (launches off: TETRA_GEMV_PDL_ALL_OFF=1)" : "");
     if (expect) CHECK_MSG(tetra_gemm_v7_pdl_mode() == atoi(expect), "the library reports mode %d, the build %s",
                           tetra_gemm_v7_pdl_mode(), expect);
     if (gexpect)

@@ -94,7 +94,9 @@
  *     scales only, never X, bias or the workspace) are issued before the wait in every call.
  *     Correct ONLY when no kernel that may still run when the GEMV starts writes the weights or
  *     their scales: a tetra_convert_weights (or any kernel writing W) right before the GEMV on
- *     the same stream breaks it (the GEMV may read the old weights). */
+ *     the same stream breaks it (the GEMV may read the old weights).
+ * With 1 or 2, TETRA_GEMV_PDL_ALL_OFF=1 in the environment (read once per process) gives main's
+ * launch decisions with this build's kernels (the device A/B's control for the code alone). */
 #ifndef TETRA_GEMV_PDL_ALL
 #define TETRA_GEMV_PDL_ALL 0
 #endif
@@ -1499,6 +1501,19 @@ template <typename Kernel> bool pdl_compiled(Kernel kernel, int dev) {
  * the GEMV reads: the wait comes before the ring), 2 keeps the ring before the wait everywhere
  * (TETRA_GEMV_PDL_ALL's safety condition). The split-K reduce's launch is separate
  * (TETRA_GEMV_PDL_REDUCE: a dependent of the mma kernel, whichever the mode). */
+#if TETRA_GEMV_PDL_ALL
+/* TETRA_GEMV_PDL_ALL_OFF=1 in the environment (read once; builds with the switch only): main's
+ * launch decision with this build's kernels, the device A/B's control for the code change alone
+ * (the kernels still trigger, which releases only kernels launched with the attribute) */
+static bool gemv_pdl_all_off() {
+    static const bool off = [] {
+        const char *e = getenv("TETRA_GEMV_PDL_ALL_OFF");
+        return e && e[0] == '1' && !e[1];
+    }();
+    return off;
+}
+#endif
+
 template <typename Kernel>
 static bool gemv_launch_dependent(Kernel kernel, const tetra_gemm_problem *p, gemv_params &prm) {
 #if TETRA_GEMV_PDL_ALL
@@ -1507,6 +1522,7 @@ static bool gemv_launch_dependent(Kernel kernel, const tetra_gemm_problem *p, ge
 #else
     (void)prm;
 #endif
+    if (gemv_pdl_all_off()) return p->pdl && pdl_compiled(kernel, p->ctx->device);
     return pdl_compiled(kernel, p->ctx->device);
 #else
     (void)prm;
@@ -2007,6 +2023,14 @@ extern "C" int tetra_gemv_frag_ck_mode(void) {
 
 /* Tests: the build's TETRA_GEMV_PDL_ALL (0: main's launches). Not a public entry point. */
 extern "C" int tetra_gemv_pdl_all_mode(void) { return TETRA_GEMV_PDL_ALL; }
+/* Tests: 1 where TETRA_GEMV_PDL_ALL_OFF=1 turned the switch's launches off in this process */
+extern "C" int tetra_gemv_pdl_all_off(void) {
+#if TETRA_GEMV_PDL_ALL
+    return gemv_pdl_all_off() ? 1 : 0;
+#else
+    return 0;
+#endif
+}
 
 /* Tests: pins the cluster-K mode of both the standard and the fragment GEMV (0 off, 1 AUTO, 2
  * wherever it can run) for this process, or drops the pin (mode < 0: the environment's or the
