@@ -546,10 +546,11 @@ int main(void) {
         {24, 64, 1, -1, 1, 1},  {24, 64, 4, -1, 0, 0},   {100, 128, 1, -1, 1, 0}, {100, 128, 2, -1, 0, 0},
     };
     /* M, splits, cluster-K, fragment, quick: M = 1 / 4 the fragment kernel's 4-byte X loads, M = 16
-     * its 16-byte loads (from M = 5) and the standard kernel's second n tile; splits 2 the
-     * last-CTA reduce, 4 the reduce kernel (a dependent of the mma kernel) */
+     * its 16-byte loads (from M = 5) and the standard kernel's second n tile; splits 1 one
+     * launch, 2 the last-CTA reduce, 4 the reduce kernel (a dependent of the mma kernel); 0 the
+     * GEMV's choice (4 at 384 x 1024 on 132 SMs) or, pinned, cluster-K */
     static const gconfig gcfgs[] = {
-        {1, 0, -1, 1, 1},  {1, 0, 2, 1, 0},  {1, 0, -1, 0, 0}, {1, 4, -1, 0, 1},
+        {1, 0, -1, 1, 1},  {1, 0, 2, 1, 0},  {1, 1, -1, 0, 0}, {1, 4, -1, 0, 1},
         {4, 0, 2, 1, 1},   {4, 2, -1, 0, 1}, {4, 4, -1, 1, 0}, {4, 0, 2, 0, 0},
         {16, 0, -1, 1, 1}, {16, 2, -1, 1, 0}, {16, 0, 2, 0, 0}, {16, 4, -1, 0, 0},
     };
