@@ -165,6 +165,12 @@ static void free_acts(acts *a) {
     free(a->ha);
 }
 
+/* TETRA_GEMM_FRAGMENT_TEST_HASH=1 prints an FNV-1a hash of every successful run's output, with
+ * a running call number: the inputs are seeded, so two builds that must give the same bits
+ * (e.g. the GEMV PDL switch, TETRA_GEMV_PDL_ALL) are compared by diffing the "hash" lines. */
+static int g_hash = -1;
+static long g_calls;
+
 /* One tetra_gemm into a poisoned D; returns the status, the output in `out` (bytes). */
 static tetra_status run(tetra_context *ctx, const acts *a, const tetra_matrix *b, tetra_dtype dd, int64_t M,
                         int64_t N, int64_t L, const tetra_gemm_options *o, void *out) {
@@ -177,6 +183,17 @@ static tetra_status run(tetra_context *ctx, const acts *a, const tetra_matrix *b
     if (st == TETRA_OK) {
         tu_dev_download(&d, out, bytes);
         CHECK(tu_dev_check_guards(&d, "d"));
+    }
+    if (g_hash < 0) {
+        const char *e = getenv("TETRA_GEMM_FRAGMENT_TEST_HASH");
+        g_hash = e && e[0] == '1';
+    }
+    g_calls++;
+    if (g_hash && st == TETRA_OK) {
+        unsigned long long h = 0xcbf29ce484222325ull;
+        for (size_t i = 0; i < bytes; i++) h = (h ^ ((const uint8_t *)out)[i]) * 0x100000001b3ull;
+        printf("  hash #%ld path %d M=%lld N=%lld L=%lld splits %d %016llx\n", g_calls, (int)o->path, (long long)M,
+               (long long)N, (long long)L, o->splits, h);
     }
     tu_dev_free(&d);
     return st;

@@ -75,6 +75,33 @@
 #ifndef TETRA_GEMV_PDL_REDUCE
 #define TETRA_GEMV_PDL_REDUCE 1
 #endif
+/* The GEMV as a programmatic dependent in every call (notes: gemv.md, "GEMV PDL in every call";
+ * CMake: TETRA_GEMV_PDL_ALL). Same partials, same sums, same bits in every mode.
+ *   0: session 20's launches: the PDL attribute only in the W4A4 chain (p->pdl: after the
+ *     staging pass, which writes X only; the weight ring's first stages are issued before
+ *     griddepcontrol.wait there) and on the split-K reduce (TETRA_GEMV_PDL_REDUCE).
+ *   1 (default since session 21, run 103: 0.857-0.971x the time at M <= 16, paired): every launch of the mma kernels (standard / interleaved / fragment W, and cluster-K) on a
+ *     device where the kernel has griddepcontrol (pdl_compiled) is a programmatic dependent of
+ *     the previous kernel on the stream (gemv_launch_dependent decides, for every launch). In a
+ *     call that is not the W4A4 chain (prm.wait_first, a kernel parameter read once before the
+ *     ring prologue) every thread waits before its first global read: the previous kernel may
+ *     write X, W, the scales, bias or the workspace. The W4A4 chain keeps its order (ring first).
+ *     Every CTA triggers its dependents right after its wait (so the next tetra kernel launched
+ *     as a dependent is scheduled while this one runs; it waits for this grid's completion
+ *     before it reads anything), and so does the split-K reduce.
+ *   2 (an experiment, never a default): as 1, but the weight ring's first stages (W and its
+ *     scales only, never X, bias or the workspace) are issued before the wait in every call.
+ *     Correct ONLY when no kernel that may still run when the GEMV starts writes the weights or
+ *     their scales: a tetra_convert_weights (or any kernel writing W) right before the GEMV on
+ *     the same stream breaks it (the GEMV may read the old weights).
+ * With 1 or 2, TETRA_GEMV_PDL_ALL_OFF=1 in the environment (read once per process) gives mode 0's
+ * launch decisions with this build's kernels (the device A/B's control for the code alone). */
+#ifndef TETRA_GEMV_PDL_ALL
+#define TETRA_GEMV_PDL_ALL 1
+#endif
+#if TETRA_GEMV_PDL_ALL < 0 || TETRA_GEMV_PDL_ALL > 2
+#error "TETRA_GEMV_PDL_ALL: 0, 1 or 2"
+#endif
 /* Cluster-K (gemv_nvfp4_mma<XK, IL, true>: 32-row CTAs, split-K reduced in the cluster's
  * shared memory; sm_90+): 0 never; 1 (default) where ck_auto_takes says so (runs 78-79); 2
  * wherever it can run (tests). TETRA_GEMV_CK=0 / 1 / 2 in the environment overrides it (read
@@ -190,6 +217,10 @@ struct gemv_params {
     int x_full_segs; /* K / 128: segments whose X words all lie below K */
 #if TETRA_GEMV_FRAG_X16
     int x16;         /* gemv_nvfp4_mma_frag: 1 reads X as 16-byte words (gemv_frag_main) */
+#endif
+#if TETRA_GEMV_PDL_ALL == 1
+    int wait_first;  /* 1: griddepcontrol.wait before the weight ring's prologue (every call but
+                      * the W4A4 chain's: gemv_launch_dependent) */
 #endif
 };
 
@@ -457,13 +488,18 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
     uint32_t fl = 0u; /* nan_flags of this lane's row g + 8t */
 
     const int nseg = seg_end - seg_begin;
+#if TETRA_GEMV_PDL_ALL == 1
+    if (p.wait_first) tetra_pdl_wait(); /* as in the standard kernel: not the W4A4 chain */
+#endif
 #pragma unroll
     for (int j = 0; j < GEMV_STAGES - 1; j++) {
         if (j < nseg) issue(j);
         cp_async_commit();
     }
     tetra_pdl_wait(); /* as in the standard kernel: X may come from the W4A4 staging pass */
-#if TETRA_GEMV_PDL_REDUCE
+#if TETRA_GEMV_PDL_ALL
+    tetra_pdl_trigger(); /* as in the standard kernel: every CTA, cluster-K too */
+#elif TETRA_GEMV_PDL_REDUCE
     if (!CK && p.splits > 1 && !p.counters) tetra_pdl_trigger();
 #endif
 
@@ -758,15 +794,35 @@ __global__ void __launch_bounds__(GEMV_THREADS, 4) gemv_nvfp4_mma(const gemv_par
      * segment may be partial (K % 128 != 0), and tail_load_x loads it word by word when
      * it comes (a warp-uniform branch per segment; standard W: x_end = seg_end) */
     const int x_end = IL ? (seg_end < p.x_full_segs ? seg_end : p.x_full_segs) : seg_end;
+#if TETRA_GEMV_PDL_ALL == 1
+    /* TETRA_GEMV_PDL_ALL 1: launched as a programmatic dependent in every call; outside the
+     * W4A4 chain (wait_first, uniform) the previous kernel may still write W, its scales, X,
+     * bias or the workspace, so every thread waits here, before its first global read (the
+     * setup above only computes addresses from the parameters) */
+    if (p.wait_first) tetra_pdl_wait();
+#endif
 #pragma unroll
     for (int j = 0; j < GEMV_STAGES - 1; j++) {
         if (j < nseg) issue(j);
         cp_async_commit();
     }
     /* launched after the W4A4 staging pass (p.pdl): the weight ring above fills while
-     * that pass writes X; nothing written by an earlier kernel is read before this */
+     * that pass writes X; nothing written by an earlier kernel is read before this
+     * (TETRA_GEMV_PDL_ALL 2: in every call: correct only where no kernel still running
+     * writes the weights; 1: outside the W4A4 chain this wait returns at once, the one
+     * above has waited) */
     tetra_pdl_wait();
-#if TETRA_GEMV_PDL_REDUCE
+#if TETRA_GEMV_PDL_ALL
+    /* TETRA_GEMV_PDL_ALL: the next kernel on the stream, if launched as a programmatic
+     * dependent (the next GEMV, v7, the split-K reduce), may be scheduled now. It is placed
+     * only once every CTA of this grid has triggered or exited (so all of this grid's CTAs are
+     * resident or done: it takes no slot from a later wave of this grid), and its own
+     * griddepcontrol.wait returns only after this whole grid has completed and its memory
+     * operations are visible, so Y, the partials and the counters are safe. Kernels launched
+     * without the attribute start after this grid completes, as before. Every CTA, cluster-K
+     * too; it covers the split-K reduce's trigger below. */
+    tetra_pdl_trigger();
+#elif TETRA_GEMV_PDL_REDUCE
     /* gemv_splitk_reduce follows as a programmatic dependent: let it be scheduled now. It
      * is placed only once every CTA of this grid has triggered (all are resident or done, so
      * it takes no slot from a later wave) and reads nothing before this grid has completed.
@@ -1179,6 +1235,11 @@ __global__ void __launch_bounds__(256) gemv_splitk_reduce(const gemv_params p) {
 #if TETRA_GEMV_PDL_REDUCE
     tetra_pdl_wait();
 #endif
+#if TETRA_GEMV_PDL_ALL
+    /* the next GEMV (a programmatic dependent in TETRA_GEMV_PDL_ALL builds) may be scheduled
+     * now; it waits for this grid, which completes after the mma kernel (the wait above) */
+    tetra_pdl_trigger();
+#endif
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t l = blockIdx.z;
     if (i >= (int64_t)p.m * p.n) return;
@@ -1430,9 +1491,53 @@ template <typename Kernel> bool pdl_compiled(Kernel kernel, int dev) {
     return r;
 }
 
-/* Cluster-K's mode for this process (0 off, 1 AUTO, 2 everywhere): TETRA_GEMV_CK=0 / 1 / 2 in
- * the environment (read once) wins over the build's TETRA_GEMV_CLUSTER_K. */
+/* The one place that decides whether a launch of an mma kernel (ordinary, interleaved,
+ * fragment, cluster-K) is a programmatic dependent of the previous kernel on the stream, and
+ * (TETRA_GEMV_PDL_ALL 1) where the kernel waits for it. 0: only the W4A4 chain's launch after
+ * the staging pass (p->pdl), which writes X only, so the kernel issues its weight ring before
+ * the wait. 1 / 2: every launch where the kernel has griddepcontrol (pdl_compiled: sm_90+
+ * code); 1 sets prm.wait_first outside the W4A4 chain (the previous kernel may write anything
+ * the GEMV reads: the wait comes before the ring), 2 keeps the ring before the wait everywhere
+ * (TETRA_GEMV_PDL_ALL's safety condition). The split-K reduce's launch is separate
+ * (TETRA_GEMV_PDL_REDUCE: a dependent of the mma kernel, whichever the mode). */
+#if TETRA_GEMV_PDL_ALL
+/* TETRA_GEMV_PDL_ALL_OFF=1 in the environment (read once; builds with the switch only): mode 0's
+ * launch decision with this build's kernels, the device A/B's control for the code change alone
+ * (the kernels still trigger, which releases only kernels launched with the attribute) */
+static bool gemv_pdl_all_off() {
+    static const bool off = [] {
+        const char *e = getenv("TETRA_GEMV_PDL_ALL_OFF");
+        return e && e[0] == '1' && !e[1];
+    }();
+    return off;
+}
+#endif
+
+template <typename Kernel>
+static bool gemv_launch_dependent(Kernel kernel, const tetra_gemm_problem *p, gemv_params &prm) {
+#if TETRA_GEMV_PDL_ALL
+#if TETRA_GEMV_PDL_ALL == 1
+    prm.wait_first = p->pdl ? 0 : 1;
+#else
+    (void)prm;
+#endif
+    if (gemv_pdl_all_off()) return p->pdl && pdl_compiled(kernel, p->ctx->device);
+    return pdl_compiled(kernel, p->ctx->device);
+#else
+    (void)prm;
+    return p->pdl && pdl_compiled(kernel, p->ctx->device);
+#endif
+}
+
+/* a test's pin of both cluster-K modes (tetra_gemv_ck_pin; -1: none) */
+static std::atomic<int> g_ck_pin{-1};
+
+/* Cluster-K's mode for this process (0 off, 1 AUTO, 2 everywhere): a test's pin
+ * (tetra_gemv_ck_pin), else TETRA_GEMV_CK=0 / 1 / 2 in the environment (read once) wins over the
+ * build's TETRA_GEMV_CLUSTER_K. */
 int gemv_ck_mode() {
+    const int pin = g_ck_pin.load(std::memory_order_relaxed);
+    if (pin >= 0) return pin;
     static const int mode = [] {
         const char *e = getenv("TETRA_GEMV_CK");
         if (e && e[0] >= '0' && e[0] <= '2' && !e[1]) return e[0] - '0';
@@ -1475,6 +1580,8 @@ static int frag_ck_max_m() {
  * TETRA_GEMV_FRAG_CK=0 / 1 / 2 in the environment (read once) wins over the build's
  * TETRA_GEMV_FRAG_CK (1 or 2 here: 0 builds none of it). */
 int gemv_frag_ck_mode() {
+    const int pin = g_ck_pin.load(std::memory_order_relaxed);
+    if (pin >= 0) return pin;
     static const int mode = [] {
         const char *e = getenv("TETRA_GEMV_FRAG_CK");
         if (e && e[0] >= '0' && e[0] <= '2' && !e[1]) return e[0] - '0';
@@ -1588,11 +1695,8 @@ tetra_status launch_ck(gemv_params &prm, const tetra_gemm_problem *p, int S) {
     const dim3 grid((unsigned)tiles, (unsigned)S, (unsigned)p->batch);
     cudaLaunchConfig_t cfg =
         tetra_cluster_config(attr, dim3(1, (unsigned)S, 1), grid, dim3(GEMV_THREADS), 0, TETRA_STREAM(p));
-    if (p->pdl) {
-        attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attr[1].val.programmaticStreamSerializationAllowed = 1;
-        cfg.numAttrs = 2;
-    }
+    /* (ck_plan took cluster-K only where the kernel has sm_90 code: pdl_compiled holds) */
+    if (gemv_launch_dependent(ck_kernel<XK, IL, FR>::get(), p, prm)) tetra_config_add_dependent(cfg);
     TETRA_CUDA_TRY(cudaLaunchKernelEx(&cfg, ck_kernel<XK, IL, FR>::get(), prm));
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
@@ -1641,7 +1745,7 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
     }
     prm.splits = (int)splits;
     dim3 grid((unsigned)tiles, (unsigned)splits, (unsigned)p->batch);
-    if (p->pdl && pdl_compiled(kernel, p->ctx->device)) /* a dependent of the staging pass (gemm_api.c) */
+    if (gemv_launch_dependent(kernel, p, prm)) /* (0: a dependent of the staging pass, gemm_api.c) */
         TETRA_CUDA_TRY(tetra_launch_dependent(kernel, grid, dim3(GEMV_THREADS), stream, prm));
     else
         kernel<<<grid, GEMV_THREADS, 0, stream>>>(prm);
@@ -1734,6 +1838,9 @@ extern "C" tetra_status tetra_launch_gemv(const tetra_gemm_problem *p) {
     prm.nseg = prm.w_il ? (int)tetra_il_segments(kseg) : prm.x_full_segs;
 #if TETRA_GEMV_FRAG_X16
     prm.x16 = 0;
+#endif
+#if TETRA_GEMV_PDL_ALL == 1
+    prm.wait_first = 1; /* set per launch by gemv_launch_dependent */
 #endif
 
     /* fragment-ordered W (TETRA_SCALE_FRAGMENT_128X64): the FR mma kernel or nothing (the
@@ -1911,6 +2018,25 @@ extern "C" int tetra_gemv_frag_ck_mode(void) {
 #else
     return 0;
 #endif
+}
+
+/* Tests: the build's TETRA_GEMV_PDL_ALL (0: the PDL attribute only in the W4A4 chain). Not a public entry point. */
+extern "C" int tetra_gemv_pdl_all_mode(void) { return TETRA_GEMV_PDL_ALL; }
+/* Tests: 1 where TETRA_GEMV_PDL_ALL_OFF=1 turned the switch's launches off in this process */
+extern "C" int tetra_gemv_pdl_all_off(void) {
+#if TETRA_GEMV_PDL_ALL
+    return gemv_pdl_all_off() ? 1 : 0;
+#else
+    return 0;
+#endif
+}
+
+/* Tests: pins the cluster-K mode of both the standard and the fragment GEMV (0 off, 1 AUTO, 2
+ * wherever it can run) for this process, or drops the pin (mode < 0: the environment's or the
+ * build's mode again). Returns 1. Not a public entry point. */
+extern "C" int tetra_gemv_ck_pin(int mode) {
+    g_ck_pin.store(mode < 0 ? -1 : (mode > 2 ? 2 : mode), std::memory_order_relaxed);
+    return 1;
 }
 
 /* How many clusters of S CTAs of the cluster-K kernel (BF16 X, standard W) the device keeps
