@@ -37,8 +37,9 @@ fi
 bld . build-w4 8 "tetra_shared gpu_gemm gpu_gemm_w4pdl gpu_gemm_pdl" -DTETRA_GEMM_W4A4_PDL=1
 wait; echo "builds: $(tail -qn1 $R/logs/build-*.log | tr '\n' ' ') at $(el) s"; snap
 grep -H '^TETRA_GEMM_W4A4_PDL' build-*/CMakeCache.txt
-# 1. correctness, in parallel: the new test (and its capped-cluster variant), gpu_gemm's hash lines
-#    in both builds, the existing PDL stream-order test
+# 1. correctness, all in parallel (one GPU; none of it is timed): the new test (and its capped-
+#    cluster variant), gpu_gemm's hash lines in both builds, the existing PDL stream-order test, and
+#    the sanitizers on the new test (quick: 3 cases, 4 iterations, no reference kernel)
 H() { local name=$1; shift; ( env "$@" > $R/logs/$name.log 2>&1; echo "rc=$?" >> $R/logs/$name.log ) & }
 H w4-ctest timeout 150 ctest --test-dir build-w4 -R 'gpu_gemm_w4pdl' --output-on-failure -V
 for b in build-main build-w4; do
@@ -46,17 +47,15 @@ for b in build-main build-w4; do
   H $b-gemm-hash-p TETRA_GEMM_SS_CLUSTERS=3 TETRA_GEMM_TEST_HASH=1 TETRA_GEMM_TEST_ONLY=wgmma_t timeout 150 $b/tests/gpu_gemm
 done
 H w4-pdl timeout 150 build-w4/tests/gpu_gemm_pdl
-wait; echo "correctness runs done at $(el) s"; snap
-for s in "" -p; do
-  grep " hash " $R/logs/build-main-gemm-hash$s.log | sort > $R/logs/h-main$s.txt; grep " hash " $R/logs/build-w4-gemm-hash$s.log | sort > $R/logs/h-w4$s.txt
-  echo "gemm hash lines$s w4: $(wc -l < $R/logs/h-w4$s.txt) vs main $(wc -l < $R/logs/h-main$s.txt), differing $(comm -3 $R/logs/h-main$s.txt $R/logs/h-w4$s.txt | wc -l) (expect 0)"; done
-# 2. sanitizers on the new test (quick: 3 cases, 4 iterations, no reference kernel), in parallel
 for t in memcheck synccheck racecheck; do
   H san-w4pdl-$t TETRA_TEST_QUICK=1 TETRA_GEMM_W4A4_PDL_EXPECT=1 timeout 150 compute-sanitizer --tool $t --error-exitcode 99 build-w4/tests/gpu_gemm_w4pdl
 done
-wait; echo "sanitizers done at $(el) s"; snap
+wait; echo "correctness runs and sanitizers done at $(el) s"; snap
+for s in "" -p; do
+  grep " hash " $R/logs/build-main-gemm-hash$s.log | sort > $R/logs/h-main$s.txt; grep " hash " $R/logs/build-w4-gemm-hash$s.log | sort > $R/logs/h-w4$s.txt
+  echo "gemm hash lines$s w4: $(wc -l < $R/logs/h-w4$s.txt) vs main $(wc -l < $R/logs/h-main$s.txt), differing $(comm -3 $R/logs/h-main$s.txt $R/logs/h-w4$s.txt | wc -l) (expect 0)"; done
 for f in $R/logs/san-*.log $R/logs/*-hash*.log $R/logs/w4-*.log; do echo "$(basename $f .log): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|all checks passed|CHECK failed|tests passed|tests failed|FAIL|rc=' $f | head -4 | tr '\n' ' ')"; done
-# 3. A/B timing (A = build-main's library, B = build-w4's through --lib-b)
+# 2. A/B timing (in priority order; a step the budget cannot hold is skipped) (A = build-main's library, B = build-w4's through --lib-b)
 export TETRA_COMMIT=${C_MAIN:?pass C_MAIN}
 step() { local name=$1 limit=$2; shift 2; local l=$(( $(left) - 3 )); [ $l -lt 15 ] && { echo "$name SKIPPED"; return; }; [ $limit -gt $l ] && limit=$l
   echo "$name: $*" >> $R/logs/commands.txt
