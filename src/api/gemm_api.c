@@ -75,7 +75,10 @@ static tetra_status stage_a(const tetra_gemm_problem *p, tetra_gemm_problem *q) 
 /* The wgmma GEMM reads BF16/FP16 activations: W4A4 goes there through the staging pass. A
  * device global scale for A stays on the kernels that apply one (the mma.sync GEMM): the
  * wgmma epilogue has B's only. Checks made here avoid a wasted staging pass where the kernel
- * would refuse the problem anyway. */
+ * would refuse the problem anyway. q.pdl: the kernel after the pass may be its programmatic
+ * dependent (the pass, an ordinary launch, writes only the staging buffer): the wgmma-T
+ * launcher's BT-256 kernels take it (build switch TETRA_GEMM_W4A4_PDL, default 1; gemm_sm90.cu;
+ * at 0, and for v6 and v7, nothing reads it: ordinary launches). */
 static tetra_status launch_staged(const tetra_gemm_problem *p, tetra_status (*launch)(const tetra_gemm_problem *)) {
     tetra_gemm_problem q;
     tetra_status st;
@@ -86,6 +89,7 @@ static tetra_status launch_staged(const tetra_gemm_problem *p, tetra_status (*la
         return tetra_fail(TETRA_ERR_UNSUPPORTED,
                           "wgmma GEMM: an NVFP4 A with a device global scale goes to the mma.sync kernel");
     if ((st = stage_a(p, &q)) != TETRA_OK) return st;
+    q.pdl = 1;
     return launch(&q);
 }
 /* W4A4 decode on sm_90+: the GEMV's NVFP4-X kernel dequantizes X in every warp of every CTA

@@ -87,6 +87,28 @@
 #endif
 static_assert(TETRA_GEMM_V7_PDL >= 0 && TETRA_GEMM_V7_PDL <= 2, "TETRA_GEMM_V7_PDL: 0, 1 or 2");
 
+/* W4A4 PDL (docs/notes/gemm-sm90.md, "W4A4 PDL: the BT-256 kernels under the staging pass"; CMake
+ * cache variable of the same name). 0: ordinary launches of the BT-256 kernels after the pass. 1 (default since
+ * session 21, run 105: 0.982 / 0.993 / 0.991 / 0.997x the time at 1024x4096x4096, 2048x14336x4096,
+ * 4096^3, 4096x4096x14336 on fragment weights, 0.974 / 0.985 on standard; same bits): a W4A4 product
+ * whose A the staging pass (gemm_api.c, launch_staged: p->pdl) has just dequantized, at BT 256
+ * (v10.3 gemm_wgmma_t_ss_kernel, v10.8 gemm_wgmma_t_ss_p_kernel, BF16 A), is launched as a
+ * programmatic dependent of that pass (which triggers its dependents at entry): the kernel's
+ * PDL instances run the mbarrier inits, the cluster barrier, setmaxnreg and the weight stages
+ * (raw B and its scales: the raw lead, the transform warps' own loads) before
+ * griddepcontrol.wait; every read of A, the bias, B's device global scale, the workspace and
+ * counters, and every write of D come after it, in every thread that does them (the consumer
+ * warpgroups wait right after the raw issuer's lead). B before the wait is safe ONLY because
+ * the previous kernel is the staging pass, which writes only the staging buffer (A), and was
+ * itself an ordinary launch: whatever wrote B (a kernel, tetra_convert_weights, a copy) had
+ * completed, memory flushed, before the pass began, and this kernel cannot begin before the
+ * pass has. The kernels trigger no dependents (the implicit trigger at exit): the kernels
+ * after them are ordered as before. W4A16, traced calls and FP16 A: main's instances. */
+#ifndef TETRA_GEMM_W4A4_PDL
+#define TETRA_GEMM_W4A4_PDL 1
+#endif
+static_assert(TETRA_GEMM_W4A4_PDL == 0 || TETRA_GEMM_W4A4_PDL == 1, "TETRA_GEMM_W4A4_PDL: 0 or 1");
+
 /* v7.10, no A multicast pair at small M (docs/notes/gemm-sm90.md, "v7.10"; CMake cache variable
  * of the same name). 0: the 2-CTA pair at every tile. 1 (default since session 20, run 99): v7's ordinary kernel
  * (gemm_wgmma_t_kernel) at BT 64 (M <= 64) runs without its 2-CTA pair: each CTA loads its whole
@@ -2410,7 +2432,7 @@ __device__ __forceinline__ void store_tile_p16(const float (&acc)[cfg_ss::NACC],
  * the registers the launch bound allocates. */
 enum { SS_PRODUCER_REGS = 104, SS_CONSUMER_REGS = 200 };
 static_assert(128 * SS_PRODUCER_REGS + 256 * SS_CONSUMER_REGS <= 168 * W_THREADS, "setmaxnreg pool");
-template <bool IS_BF16, bool FRAG = false>
+template <bool IS_BF16, bool FRAG = false, bool PDL = false>
 __global__ void __launch_bounds__(W_THREADS, 1)
 gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
                        const sm90_params p) {
@@ -2475,6 +2497,9 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
     const bool raw_issuer = p.scale_bulk && wg == 0 && warp == 0; /* warp-uniform */
     ring_pos<C::SR> rp = {0, 0};
     if (raw_issuer) issue_raw_lead<C, FRAG>(&tm_b, p, sb, bars, rp, n0, l, kt0, nk);
+    /* PDL (TETRA_GEMM_W4A4_PDL; only after the W4A4 staging pass): the weights' raw lead above,
+     * then every consumer thread waits for the pass before A, the bias, the workspace and D */
+    if constexpr (PDL) tetra_pdl_wait();
     /* v10.3: consumer warp 0 of warpgroup 1 issues the A stages (v10.1: producer warp 0,
      * whose transform work then made it the W-full straggler), SA - 1 K-tiles ahead: at the
      * top of K-tile i it issues any stage up to i + SA - 2 whose slot both CTAs have
@@ -2526,7 +2551,7 @@ gemm_wgmma_t_ss_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_co
  *     multicasts into the peer happen only before it; each CTA waits on afull for every
  *     multicast into it).
  * TETRA_GEMM_TRACE: this kernel writes no trace (the launcher runs v10.3 for a traced call). */
-template <bool IS_BF16, bool FRAG = false>
+template <bool IS_BF16, bool FRAG = false, bool PDL = false>
 __global__ void __launch_bounds__(W_THREADS, 1)
 gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
                          const __grid_constant__ CUtensorMap tm_d, const sm90_params p) {
@@ -2587,6 +2612,8 @@ gemm_wgmma_t_ss_p_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_
     const bool raw_issuer = p.scale_bulk && wg == 0 && warp == 0; /* warp-uniform */
     ring_pos<C::SR> rp = {0, 0};
     if (raw_issuer) issue_raw_lead<C, FRAG>(&tm_b, p, sb, bars, rp, cu.n0, cu.l, kt0, nk);
+    /* PDL (TETRA_GEMM_W4A4_PDL; only after the W4A4 staging pass): as v10.3's */
+    if constexpr (PDL) tetra_pdl_wait();
     /* consumer warp 0 of warpgroup 1 issues the A stages SA - 1 K-tiles ahead (v10.3) */
     const bool a_issuer = wg == 1 && warp == 0; /* warp-uniform */
     ring_pos<C::SA> rn = {0, 0};
@@ -3096,6 +3123,32 @@ static tetra_status resident_clusters(K kernel, int smem_bytes, const cudaLaunch
     return TETRA_OK;
 }
 
+/* TETRA_GEMM_W4A4_PDL: the BT-256 launches made as programmatic dependents of the W4A4 staging
+ * pass so far (tests; 0 where the switch is off) */
+#if TETRA_GEMM_W4A4_PDL
+static std::atomic<long long> g_w4a4_pdl_launches{0};
+/* The PDL instance `kernel` of a BT-256 launch lc (after the caller's residency query of main's
+ * instance, which has the same shared memory and registers): its own shared-memory opt-in, then
+ * the attribute. Only where the problem came from the staging pass (p->pdl, gemm_api.c). */
+template <class K>
+static tetra_status w4a4_pdl_config(K kernel, int smem_bytes, cudaLaunchConfig_t &lc, int dev,
+                                    std::atomic<unsigned long long> &checked, int (&resident)[64]) {
+    const tetra_status rs = resident_clusters(kernel, smem_bytes, lc, dev, checked, resident);
+    if (rs != TETRA_OK) return rs;
+    tetra_config_add_dependent(lc);
+    g_w4a4_pdl_launches.fetch_add(1, std::memory_order_relaxed);
+    return TETRA_OK;
+}
+#endif
+extern "C" int tetra_gemm_w4a4_pdl_mode(void) { return TETRA_GEMM_W4A4_PDL; }
+extern "C" long long tetra_gemm_w4a4_pdl_launches(void) {
+#if TETRA_GEMM_W4A4_PDL
+    return g_w4a4_pdl_launches.load(std::memory_order_relaxed);
+#else
+    return 0;
+#endif
+}
+
 #if TETRA_GEMM_SS_PERSISTENT
 /* v10.8 (gemm_wgmma_t_ss_p_kernel; launcher as v10.4's): min(units, resident clusters) 2-CTA clusters in a 1-D
  * grid, a unit being one cluster of v10.3's grid (weight-tile pair x token tile x batch).
@@ -3116,7 +3169,7 @@ static tetra_status launch_ss_p(const CUtensorMap &tm_a, const CUtensorMap &tm_b
         gemm_wgmma_t_ss_p_kernel<IS_BF16, FRAG>;
     const int smem_bytes = SS_P_SMEM_BYTES;
     const int64_t units = (int64_t)(grid_x_t(p->n) / T_CLUSTER) * ((p->m + cfg_ss::BT - 1) / cfg_ss::BT) * p->batch;
-    cudaLaunchAttribute attr[1];
+    cudaLaunchAttribute attr[2]; /* the cluster dimension; TETRA_GEMM_W4A4_PDL's attribute */
     cudaLaunchConfig_t lc = cluster_launch_config(attr, dim3((unsigned)(units * T_CLUSTER), 1, 1), smem_bytes, stream);
     static std::atomic<unsigned long long> checked{0};
     static int resident[64]; /* clusters of this kernel resident at once, per device */
@@ -3149,6 +3202,16 @@ static tetra_status launch_ss_p(const CUtensorMap &tm_a, const CUtensorMap &tm_b
             return tetra_fail(TETRA_ERR_UNSUPPORTED, "wgmma-T GEMM: cuTensorMapEncodeTiled(d) failed (%d)", (int)cr);
     }
     lc.gridDim = dim3((unsigned)(lim * T_CLUSTER), 1, 1);
+#if TETRA_GEMM_W4A4_PDL
+    if constexpr (IS_BF16)
+        if (p->pdl) { /* after the W4A4 staging pass (a traced call runs v10.3) */
+            static std::atomic<unsigned long long> checked_pdl{0};
+            static int resident_pdl[64];
+            kernel = gemm_wgmma_t_ss_p_kernel<true, FRAG, true>;
+            const tetra_status ps = w4a4_pdl_config(kernel, smem_bytes, lc, dev, checked_pdl, resident_pdl);
+            if (ps != TETRA_OK) return ps;
+        }
+#endif
     TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, kernel, tm_a, tm_b, tm_d, prm));
     TETRA_LAUNCH_CHECK();
     return TETRA_OK;
@@ -3353,6 +3416,23 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
         if (rs != TETRA_OK) return rs;
     }
     if constexpr (BT != 256) v7_launch_attrs(lc, p->ctx->sms); /* v7 only: v10.3 stays an ordinary launch */
+#if TETRA_GEMM_W4A4_PDL
+    /* ... except after the W4A4 staging pass (p->pdl): its PDL instance; a traced call keeps
+     * main's instance (its trace is written before any wait) */
+    if constexpr (BT == 256 && IS_BF16) {
+        bool traced_pdl = false;
+#ifdef TETRA_GEMM_TRACE
+        traced_pdl = getenv("TETRA_GEMM_TRACE_OUT") != NULL;
+#endif
+        if (p->pdl && !traced_pdl) {
+            static std::atomic<unsigned long long> checked_pdl{0};
+            static int resident_pdl[64];
+            kernel = gemm_wgmma_t_ss_kernel<true, FRAG, true>;
+            const tetra_status ps = w4a4_pdl_config(kernel, smem_bytes, lc, p->ctx->device, checked_pdl, resident_pdl);
+            if (ps != TETRA_OK) return ps;
+        }
+    }
+#endif
 #ifdef TETRA_GEMM_TRACE
     if (getenv("TETRA_GEMM_TRACE_OUT")) /* v10.3 or v7 */
         return launch_traced(lc, kernel, tm_a, tm_b, prm, p, BT == 256 ? (long long)SS_TK_N : (long long)V7_TK_N,

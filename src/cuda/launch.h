@@ -63,6 +63,10 @@ long long tetra_gemm_t_ck_launches(void);
 int tetra_gemm_t_ck_resident_clusters(int bt, int S);
 /* src/cuda/gemm_sm90.cu: v7.9's build switch TETRA_GEMM_V7_PDL (0: v7 is an ordinary launch; tests) */
 int tetra_gemm_v7_pdl_mode(void);
+/* src/cuda/gemm_sm90.cu: the build switch TETRA_GEMM_W4A4_PDL (1: the BT-256 kernels as
+ * programmatic dependents of the W4A4 staging pass) and such launches so far (tests) */
+int tetra_gemm_w4a4_pdl_mode(void);
+long long tetra_gemm_w4a4_pdl_launches(void);
 /* src/cuda/skinny_sm90.cu: skinny-M GEMM (M <= 64), prepared weights, wgmma (sm_90a) */
 tetra_status tetra_launch_gemm_skinny(const tetra_gemm_problem *p);
 
