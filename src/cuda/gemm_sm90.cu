@@ -89,8 +89,9 @@ static_assert(TETRA_GEMM_V7_PDL >= 0 && TETRA_GEMM_V7_PDL <= 2, "TETRA_GEMM_V7_P
 
 /* W4A4 PDL (docs/notes/gemm-sm90.md, "W4A4 PDL: the BT-256 kernels under the staging pass"; CMake
  * cache variable of the same name). 0: ordinary launches of the BT-256 kernels after the pass. 1 (default since
- * session 21, run 105: 0.982 / 0.993 / 0.991 / 0.997x the time at 1024x4096x4096, 2048x14336x4096,
- * 4096^3, 4096x4096x14336 on fragment weights, 0.974 / 0.985 on standard; same bits): a W4A4 product
+ * session 21, run 105: 0.981 (CI [0.973, 1.017], within noise) / 0.993 / 0.990 / 0.997x the time at
+ * 1024x4096x4096, 2048x14336x4096, 4096^3, 4096x4096x14336 on fragment weights, 0.974 / 0.985 at
+ * 1024x4096x4096 / 4096^3 on standard; same bits): a W4A4 product
  * whose A the staging pass (gemm_api.c, launch_staged: p->pdl) has just dequantized, at BT 256
  * (v10.3 gemm_wgmma_t_ss_kernel, v10.8 gemm_wgmma_t_ss_p_kernel, BF16 A), is launched as a
  * programmatic dependent of that pass (which triggers its dependents at entry): the kernel's
