@@ -104,7 +104,7 @@ static_assert(TETRA_GEMM_V7_PDL >= 0 && TETRA_GEMM_V7_PDL <= 2, "TETRA_GEMM_V7_P
  * itself an ordinary launch: whatever wrote B (a kernel, tetra_convert_weights, a copy) had
  * completed, memory flushed, before the pass began, and this kernel cannot begin before the
  * pass has. The kernels trigger no dependents (the implicit trigger at exit): the kernels
- * after them are ordered as before. W4A16, traced calls and FP16 A: main's instances. */
+ * after them are ordered as before. W4A16, traced calls and FP16 A: the ordinary instances. */
 #ifndef TETRA_GEMM_W4A4_PDL
 #define TETRA_GEMM_W4A4_PDL 1
 #endif
@@ -3128,7 +3128,7 @@ static tetra_status resident_clusters(K kernel, int smem_bytes, const cudaLaunch
  * pass so far (tests; 0 where the switch is off) */
 #if TETRA_GEMM_W4A4_PDL
 static std::atomic<long long> g_w4a4_pdl_launches{0};
-/* The PDL instance `kernel` of a BT-256 launch lc (after the caller's residency query of main's
+/* The PDL instance `kernel` of a BT-256 launch lc (after the caller's residency query of the ordinary
  * instance, which has the same shared memory and registers): its own shared-memory opt-in, then
  * the attribute. Only where the problem came from the staging pass (p->pdl, gemm_api.c). */
 template <class K>
@@ -3419,7 +3419,7 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
     if constexpr (BT != 256) v7_launch_attrs(lc, p->ctx->sms); /* v7 only: v10.3 stays an ordinary launch */
 #if TETRA_GEMM_W4A4_PDL
     /* ... except after the W4A4 staging pass (p->pdl): its PDL instance; a traced call keeps
-     * main's instance (its trace is written before any wait) */
+     * the ordinary instance (its trace is written before any wait) */
     if constexpr (BT == 256 && IS_BF16) {
         bool traced_pdl = false;
 #ifdef TETRA_GEMM_TRACE
