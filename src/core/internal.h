@@ -107,8 +107,8 @@ typedef struct tetra_gemm_problem {
     /* 1: the kernel may start before the previous kernel on the stream has finished
      * (programmatic dependent launch, sm_90+) and waits for it before reading A; set only
      * right after the W4A4 staging pass (gemm_api.c), so the previous kernel wrote only A.
-     * The GEMV launcher takes it, and the wgmma-T launcher's BT-256 kernels (build
-     * switch TETRA_GEMM_W4A4_PDL, default 1) (gemm_sm90.cu; every other launcher ignores it) */
+     * The GEMV launcher takes it, and the wgmma-T launcher's BT-256 kernels (gemm_sm90.cu,
+     * build switch TETRA_GEMM_W4A4_PDL, default 1); every other launcher ignores it */
     int pdl;
     tetra_context *ctx;
 } tetra_gemm_problem;

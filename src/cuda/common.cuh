@@ -52,34 +52,32 @@ __device__ __forceinline__ void tetra_pdl_wait() {
 #endif
 }
 
+/* Adds the programmatic-dependent attribute (cudaLaunchAttributeProgrammaticStreamSerialization)
+ * to a launch configuration: cfg.attrs must have room for one more (alive until the launch), e.g.
+ * after tetra_cluster_config's cluster dimension. The kernel may be scheduled once the previous
+ * kernel on the stream has triggered (tetra_pdl_trigger) and must call tetra_pdl_wait before it
+ * touches anything that kernel reads or writes. */
+static inline void tetra_config_add_dependent(cudaLaunchConfig_t &cfg) {
+    cudaLaunchAttribute &a = cfg.attrs[cfg.numAttrs++];
+    a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    a.val.programmaticStreamSerializationAllowed = 1;
+}
+
 /* Launch `kernel` as a programmatic dependent of the previous kernel on the stream
- * (cudaLaunchAttributeProgrammaticStreamSerialization): it may be scheduled once that kernel
- * has triggered (tetra_pdl_trigger) and calls tetra_pdl_wait before it touches anything
- * that kernel reads or writes. Checked by the caller (TETRA_CUDA_TRY). P: the kernel's one
- * parameter, a struct passed by value. */
+ * (tetra_config_add_dependent's contract). Checked by the caller (TETRA_CUDA_TRY). P: the
+ * kernel's one parameter, a struct passed by value. */
 template <typename P>
 cudaError_t tetra_launch_dependent(void (*kernel)(P), dim3 grid, dim3 block, cudaStream_t stream, const P &prm) {
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
     cfg.gridDim = grid;
     cfg.blockDim = block;
     cfg.dynamicSmemBytes = 0;
     cfg.stream = stream;
     cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cfg.numAttrs = 0;
+    tetra_config_add_dependent(cfg);
     return cudaLaunchKernelEx(&cfg, kernel, prm);
-}
-
-/* Adds the attribute tetra_launch_dependent sets to a launch configuration that has others
- * (e.g. tetra_cluster_config's cluster dimension): cfg.attrs must have room for one more
- * (alive until the launch). The kernel must call tetra_pdl_wait before it touches anything
- * the previous kernel reads or writes. */
-static inline void tetra_config_add_dependent(cudaLaunchConfig_t &cfg) {
-    cudaLaunchAttribute &a = cfg.attrs[cfg.numAttrs++];
-    a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    a.val.programmaticStreamSerializationAllowed = 1;
 }
 
 /* A launch configuration for thread-block clusters of shape `cluster` (the grid a multiple

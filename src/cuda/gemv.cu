@@ -80,7 +80,8 @@
  *   0: session 20's launches: the PDL attribute only in the W4A4 chain (p->pdl: after the
  *     staging pass, which writes X only; the weight ring's first stages are issued before
  *     griddepcontrol.wait there) and on the split-K reduce (TETRA_GEMV_PDL_REDUCE).
- *   1 (default since session 21, run 103: 0.857-0.971x the time at M <= 16, paired): every launch of the mma kernels (standard / interleaved / fragment W, and cluster-K) on a
+ *   1 (default since session 21, run 103: 0.856-0.970x the time at M <= 16, paired): every
+ *     launch of the mma kernels (standard / interleaved / fragment W, and cluster-K) on a
  *     device where the kernel has griddepcontrol (pdl_compiled) is a programmatic dependent of
  *     the previous kernel on the stream (gemv_launch_dependent decides, for every launch). In a
  *     call that is not the W4A4 chain (prm.wait_first, a kernel parameter read once before the
