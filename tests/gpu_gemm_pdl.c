@@ -210,6 +210,14 @@ typedef struct {
     weights w0, w1a, w1b, w2;
 } weight_set;
 
+/* Every iteration's output to 0xFF bytes (a BF16 NaN), in a pass of its own and waited for,
+ * so that a sequence's kernels follow each other and an output a kernel never wrote fails */
+static void poison_outputs(state *s) {
+    for (int i = 0; i < g_iters; i++)
+        cuda_ok(cudaMemsetAsync(s->out[i].ptr, 0xFF, (size_t)(s->m * N * 2), g_stream), "poison");
+    cuda_ok(cudaStreamSynchronize(g_stream), "poison");
+}
+
 /* Runs sequence `seq` (ITERS iterations) on the context's stream, synchronizing after every
  * operation when `sync`; the outputs (poisoned first, in a pass of their own, so that the
  * sequence's kernels follow each other) in s->out. Returns 0 where the path refuses. */
@@ -218,9 +226,7 @@ static int run_seq(tetra_context *ctx, state *s, const config *c, const weight_s
     tetra_matrix a = tetra_matrix_dense(TETRA_DTYPE_BF16, s->a.ptr, m, K1);
     tetra_matrix d1 = tetra_matrix_dense(TETRA_DTYPE_BF16, s->d1.ptr, m, N1);
 #define W(x) (c->frag ? &ws->x.frag_m : &ws->x.std_m)
-    for (int i = 0; i < g_iters; i++)
-        cuda_ok(cudaMemsetAsync(s->out[i].ptr, 0xFF, (size_t)(m * N * 2), g_stream), "poison");
-    cuda_ok(cudaStreamSynchronize(g_stream), "poison");
+    poison_outputs(s);
     for (int i = 0; i < g_iters; i++) {
         const int r = i % R;
         switch (seq) {
@@ -381,9 +387,7 @@ static int run_seq_gemv(tetra_context *ctx, state *s, const void *cv, const void
     tetra_matrix a = tetra_matrix_dense(TETRA_DTYPE_BF16, s->a.ptr, m, K1);
     tetra_matrix d1 = tetra_matrix_dense(TETRA_DTYPE_BF16, s->d1.ptr, m, N1);
 #define W(x) (c->frag ? &ws->x.frag_m : &ws->x.std_m)
-    for (int i = 0; i < g_iters; i++)
-        cuda_ok(cudaMemsetAsync(s->out[i].ptr, 0xFF, (size_t)(m * N * 2), g_stream), "poison");
-    cuda_ok(cudaStreamSynchronize(g_stream), "poison");
+    poison_outputs(s);
     for (int i = 0; i < g_iters; i++) {
         const int r = i % R;
         tetra_matrix out = tetra_matrix_dense(TETRA_DTYPE_BF16, s->out[i].ptr, m, N);

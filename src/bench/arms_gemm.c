@@ -902,6 +902,11 @@ static int setup_w4a16_skinny(const bench_env *e, const bench_shape *s, void **s
 static int setup_w4a16_frag(const bench_env *e, const bench_shape *s, void **st, char *m, size_t l) {
     return gemm_setup_b(K_TETRA_W4A16, TETRA_PATH_AUTO, 2, e, s, st, m, l);
 }
+/* the same prepared B with the path pinned WGMMA_T: the transposed GEMM where AUTO would take the
+ * GEMV (M <= 16), so that one process times both sides of the GEMV / GEMM switch, paired */
+static int setup_w4a16_frag_wgmma_t(const bench_env *e, const bench_shape *s, void **st, char *m, size_t l) {
+    return gemm_setup_b(K_TETRA_W4A16, TETRA_PATH_WGMMA_T, 2, e, s, st, m, l);
+}
 static int setup_w4a4_frag(const bench_env *e, const bench_shape *s, void **st, char *m, size_t l) {
     return gemm_setup_b(K_TETRA_W4A4, TETRA_PATH_AUTO, 2, e, s, st, m, l);
 }
@@ -957,6 +962,8 @@ const bench_arm bench_arm_tetra_gemm_skinny = {"tetra-gemm-skinny", "gemm", "w4a
     setup_w4a16_skinny, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16_il, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_frag = {"tetra-gemm-frag", "gemm", "w4a16", "kernel", 0, setup_w4a16_frag,
     gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16_frag, 0, gemm_describe};
+const bench_arm bench_arm_tetra_gemm_frag_wgmma_t = {"tetra-gemm-frag-wgmma-t", "gemm", "w4a16", "kernel", 0,
+    setup_w4a16_frag_wgmma_t, gemm_run, tetra_gemm_check, gemm_teardown, g_flops, bytes_w4a16_frag, 0, gemm_describe};
 const bench_arm bench_arm_probe_gemv_il_copy = {"probe-gemv-interleaved-copy", "mem", "interleaved-copy", "kernel", 0,
     setup_il_copy_probe, gemm_run, NULL, gemm_teardown, probe_flops, bytes_il_blocks, 0, gemm_describe};
 const bench_arm bench_arm_tetra_gemm_w4a4 = {"tetra-gemm-w4a4", "gemm", "w4a4", "kernel", 0, setup_w4a4, gemm_run,

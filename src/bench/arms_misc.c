@@ -297,7 +297,7 @@ extern const bench_arm bench_arm_tetra_gemm, bench_arm_tetra_gemm_mma, bench_arm
     bench_arm_tetra_gemm_wgmma_t,
     bench_arm_tetra_gemm_batchinv, bench_arm_tetra_gemm_gemv_interleaved, bench_arm_probe_gemv_il_copy, bench_arm_tetra_gemm_w4a4, bench_arm_tetra_gemm_w4a4_full,
     bench_arm_tetra_gemm_w4a4_interleaved, bench_arm_tetra_gemm_w4a4_full_interleaved, bench_arm_tetra_gemm_skinny,
-    bench_arm_tetra_gemm_frag, bench_arm_tetra_gemm_w4a4_frag,
+    bench_arm_tetra_gemm_frag, bench_arm_tetra_gemm_frag_wgmma_t, bench_arm_tetra_gemm_w4a4_frag,
     bench_arm_lt_bf16, bench_arm_lt_bf16_tuned, bench_arm_lt_fp8, bench_arm_lt_nvfp4, bench_arm_broken_gemm;
 /* arms_attention.c */
 extern const bench_arm bench_arm_attn_tetra_bf16, bench_arm_attn_tetra_bf16_c, bench_arm_attn_tetra_f16,
@@ -311,7 +311,7 @@ static const bench_arm *const g_arms[] = {
     &bench_arm_tetra_gemm_batchinv, &bench_arm_tetra_gemm_gemv_interleaved, &bench_arm_probe_gemv_il_copy,
     &bench_arm_tetra_gemm_w4a4, &bench_arm_tetra_gemm_w4a4_full,
     &bench_arm_tetra_gemm_w4a4_interleaved, &bench_arm_tetra_gemm_w4a4_full_interleaved, &bench_arm_tetra_gemm_skinny,
-    &bench_arm_tetra_gemm_frag, &bench_arm_tetra_gemm_w4a4_frag,
+    &bench_arm_tetra_gemm_frag, &bench_arm_tetra_gemm_frag_wgmma_t, &bench_arm_tetra_gemm_w4a4_frag,
     &arm_quant, &arm_dequant,
     &bench_arm_lt_bf16, &bench_arm_lt_bf16_tuned, &bench_arm_lt_fp8, &bench_arm_lt_nvfp4,
     &arm_mem_read, &arm_mem_copy, &arm_mem_read_nvfp4,

@@ -201,7 +201,8 @@ struct sm90_params {
      * one arrival counter per output tile after the partials, and this launch's tag */
     unsigned long long *counters;
     unsigned long long tag;
-    int diag; /* TETRA_GEMM_DIAG builds only: 1 no dequant, 3 no scale loads, 4 = 1+3 */
+    int diag; /* TETRA_GEMM_DIAG builds only: 1 no dequant, 3 no scale loads, 4 = 1+3; v7: 9 each A stage
+               * loaded once (then stale), 10 each raw stage loaded once, 11 = 9+10 (timing only: wrong bits) */
     int frag; /* B in TETRA_SCALE_FRAGMENT_128X64 (the launcher picks v7's FRAG instances) */
 #ifdef TETRA_GEMM_TRACE
     unsigned long long *trace; /* v10.3's / v7's per-CTA clock trace (NULL: none), trace_stride words per CTA */
@@ -702,10 +703,11 @@ __device__ __forceinline__ void produce_raw_stage(const CUtensorMap *tm_b, const
         /* bulk scales: 128-row blocks past the padded rows do not exist; their
          * smem rows (>= N) only feed outputs that are never stored */
         const int nblk = p.scale_bulk ? min(C::BN / 128, (p.n + 127) / 128 - n0 / 128) : 0;
-        issue_raw_copies<C, FRAG, KT>(tm_b, p, sb, full, slot, n0, l, kt, nt, nblk);
+        if ((diag == 10 || diag == 11) && ti >= C::SR * KT) mbar_arrive(full); /* DIAG: stale raw stage, no bytes */
+        else issue_raw_copies<C, FRAG, KT>(tm_b, p, sb, full, slot, n0, l, kt, nt, nblk);
         if (V7TRACE) V7_TRACE_KT(tr0, ti, V7_TK_R_ISSUED);
     }
-    if (p.scale_bulk || diag >= 3) {
+    if (p.scale_bulk || diag == 3 || diag == 4) {
         mbar_arrive(full);
         return;
     }
@@ -821,6 +823,10 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
                     const uint32_t dst = sb + C::OFF_A + ra.slot * (KT * C::A_TILE_BYTES), half = C::A_TILE_BYTES / 2;
                     mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1); /* this CTA's wgmmas done */
                     if (V7TRACE) V7_TRACE_KT(tr0, i, V7_TK_A_EMPTY);
+                    if ((diag == 9 || diag == 11) && i >= C::SA * KT) { /* DIAG: stale A stage, no bytes */
+                        mbar_arrive(afull + 8 * ra.slot);
+                        continue;
+                    }
                     mbar_arrive_expect_tx(afull + 8 * ra.slot, nt * (half_a ? half : 2 * half));
                     for (int u = 0; u < nt; u++) {
                         tma_load_3d(dst + u * C::A_TILE_BYTES, tm_a, (kt0 + i + u) * W_BK, m0, l, afull + 8 * ra.slot);
@@ -837,6 +843,10 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap *tm_a, const CU
                      * adds an L1 invalidation, CCTL.IVALL, per wait) */
                     mbar_wait(aempty + 8 * ra.slot, ra.phase ^ 1);
                     if (V7TRACE) V7_TRACE_KT(tr0, i, V7_TK_A_EMPTY);
+                    if ((diag == 9 || diag == 11) && i >= C::SA * KT) { /* DIAG: stale A stage, no bytes */
+                        mbar_arrive(afull + 8 * ra.slot);
+                        continue;
+                    }
                     if (half_a) { /* tokens only in the first half: rank 0 loads it for both */
                         mbar_arrive_expect_tx(afull + 8 * ra.slot, nt * (C::A_TILE_BYTES / 2));
                         if (cta_rank == 0)
@@ -1680,7 +1690,7 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
     constexpr bool PAIR = !CK && !V7_A_LOCAL(BT);
     const uint32_t cta_rank = cluster_ctarank(); /* 0 or 1 in the pair (CK: the split; !PAIR && !CK: 0) */
 #ifdef TETRA_GEMM_DIAG
-    const int diag = p.diag; /* 1: no dequantization (stale fragments), 3: no scale loads, 4: both */
+    const int diag = p.diag; /* 1: no dequantization (stale fragments), 3: no scale loads, 4: both; 9-11 (sm90_params) */
 #else
     const int diag = 0;
 #endif
@@ -1789,8 +1799,9 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
         V7_STAMP(tr_row, V7_TK_C_RFULL);
         const uint32_t sc = sb + C::OFF_BSC + rr.slot * C::SC_STAGE_BYTES + u * C::BSC_BYTES;
         const uint32_t raw = sb + C::OFF_BRAW + rr.slot * C::RAW_STAGE_BYTES + u * C::BRAW_BYTES + raw_off;
-        if (FRAG) dequant_frag_prepared<IS_BF16>(f, raw, sc + sc_off0, sc + sc_off1, sel);
-        else if (diag != 1 && diag != 4) dequant_frag<IS_BF16>(f, raw, sc + sc_off0, sc + sc_off1, sel);
+        if (diag == 1 || diag == 4) { /* DIAG: no dequantization (nor its shared-memory reads) */
+        } else if (FRAG) dequant_frag_prepared<IS_BF16>(f, raw, sc + sc_off0, sc + sc_off1, sel);
+        else dequant_frag<IS_BF16>(f, raw, sc + sc_off0, sc + sc_off1, sel);
         if (u == C::KT - 1) mbar_arrive(rempty + 8 * rr.slot); /* release: ordered after this thread's reads */
         /* after the arrive (which ptxas schedules right after the loads; a reading before it
          * would hold it behind the arithmetic: nothing moves across a clock read) */
