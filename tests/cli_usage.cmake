@@ -29,14 +29,23 @@ expect_rc(2 tune --out t.txt --set no-such-set)
 expect_rc(2 tune --out t.txt --samples 0)
 expect_rc(2 tune --out /nonexistent-dir/t.txt --shape 1x64x64)
 expect_rc(0 tune --help)
-# tetra bench --lib-a / --lib-b: the other build is loaded while parsing, so a path that is not
-# a tetra library is a usage error (exit 2 naming the option), before any device work
 function(expect_msg rc pattern)
   execute_process(COMMAND ${TETRA} ${ARGN} RESULT_VARIABLE got OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT got EQUAL rc OR NOT err MATCHES "${pattern}")
     message(FATAL_ERROR "tetra ${ARGN}: exit ${got}, want ${rc} with a message matching '${pattern}'\nstderr: ${err}")
   endif()
 endfunction()
+# tetra tune --paired-rounds takes 0 (no paired pass) to 32
+expect_msg(2 "--paired-rounds 'abc'" tune --out t.txt --paired-rounds abc)
+expect_msg(2 "--paired-rounds '-1'" tune --out t.txt --paired-rounds -1)
+expect_msg(2 "--paired-rounds '33'" tune --out t.txt --paired-rounds 33)
+expect_msg(2 "--paired-rounds '4x'" tune --out t.txt --paired-rounds 4x)
+expect_msg(2 "--paired-rounds needs a value" tune --out t.txt --paired-rounds)
+# 0 and 32 parse: the error is the next usage error's
+expect_msg(2 "unknown shape set" tune --out t.txt --paired-rounds 0 --set no-such-set)
+expect_msg(2 "unknown shape set" tune --out t.txt --paired-rounds 32 --set no-such-set)
+# tetra bench --lib-a / --lib-b: the other build is loaded while parsing, so a path that is not
+# a tetra library is a usage error (exit 2 naming the option), before any device work
 expect_msg(2 "--lib-b needs a value" bench --lib-b)
 expect_msg(2 "--lib-b: cannot load /nonexistent/libtetra.so"
            bench --a tetra-gemm --b tetra-gemm --lib-b /nonexistent/libtetra.so --shape 64x64x64)

@@ -44,8 +44,22 @@ static int generalises(int c) { return k_configs[c].splits == 0; }
 typedef struct {
     const char *sets, *holdout_sets, *shapes_file, *out, *json;
     char shape_list[4096], holdout_list[4096];
-    int nvfp4, samples;
+    int nvfp4, samples, paired_rounds;
 } tune_args;
+
+/* The paired pass on one held-out shape: four slots timed in each round, in the order
+ * below on even rounds and reversed on odd ones. Ratios are taken within a round (the same
+ * seconds of clock and temperature), then their median over rounds. */
+enum { PAIR_TABLE, PAIR_AUTO, PAIR_BEST, PAIR_FIXED, PAIR_SLOTS };
+#define MAX_PAIRED_ROUNDS 32
+typedef struct {
+    int rounds;                            /* rounds timed; 0 where the pass did not run */
+    double us[PAIR_SLOTS][MAX_PAIRED_ROUNDS];
+    double median_us[PAIR_SLOTS];          /* per slot, over rounds */
+    double vs_best[2], vs_fixed[2];        /* [PAIR_TABLE], [PAIR_AUTO]: median per-round ratio */
+    double aa;     /* median per-round best / fixed where they are one configuration, else NaN */
+    double spread; /* max / min of the TABLE slot over rounds: the noise of one kernel's time */
+} tune_paired;
 
 /* One shape's sweep. us[c] is NaN where configuration c cannot run. */
 typedef struct {
@@ -58,6 +72,7 @@ typedef struct {
     double table_us;     /* AUTO with the new table (held-out shapes) */
     int table_pick;      /* the configuration the new table names, -1 if none */
     char gate_msg[200];
+    tune_paired paired;  /* held-out shapes, after the fixed configuration is chosen */
 } tune_row;
 
 static void usage(FILE *f) {
@@ -72,6 +87,7 @@ static void usage(FILE *f) {
             "  --holdout-shape S,...   explicit held-out shapes ('none' skips scoring)\n"
             "  --a bf16|nvfp4          activations: BF16 (W4A16, default) or NVFP4 (W4A4)\n"
             "  --samples N             graph-replay samples per configuration and pass (3)\n"
+            "  --paired-rounds N       rounds of the paired held-out pass, 0 skips it (4, at most 32)\n"
             "  --shapes-file F         the shapes file\n"
             "  --out TABLE             the dispatch table to write (docs/tuning.md)\n"
             "  --json F                every timing and the held-out score as JSON\n"
@@ -82,6 +98,7 @@ static void usage(FILE *f) {
 static int parse_args(int argc, char **argv, tune_args *a) {
     memset(a, 0, sizeof *a);
     a->samples = 3;
+    a->paired_rounds = 4;
     for (int i = 1; i < argc; i++) { /* argv[0] is "tune" */
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
@@ -115,6 +132,15 @@ static int parse_args(int argc, char **argv, tune_args *a) {
                 return -1;
             }
             a->samples = (int)n;
+        } else if (!strcmp(o, "--paired-rounds")) {
+            char *end = NULL;
+            long n = strtol(v, &end, 10);
+            if (!*v || *end || n < 0 || n > MAX_PAIRED_ROUNDS) {
+                fprintf(stderr, "tetra tune: --paired-rounds '%s' is not an integer from 0 to %d\n", v,
+                        MAX_PAIRED_ROUNDS);
+                return -1;
+            }
+            a->paired_rounds = (int)n;
         } else {
             fprintf(stderr, "tetra tune: unknown option '%s' (tetra tune --help)\n", o);
             return -1;
@@ -171,6 +197,27 @@ static int gated_fastest(const bench_arm *arm, void *state, tune_row *r, int gen
     }
 }
 
+/* One slot's time: configuration c pinned, or AUTO (c < 0); with the new table (a->out)
+ * loaded if `table`, and the built-in table back afterwards. NaN where it cannot run. */
+static double time_slot(bench_session *s, const bench_arm *arm, const tune_args *a, void *state, int c, int table) {
+    double us;
+    if (table && tetra_context_load_dispatch_table(s->env.ctx, a->out) != TETRA_OK) return NAN;
+    if (c >= 0) bench_gemm_pin(state, k_configs[c].path, k_configs[c].tile_m, k_configs[c].splits);
+    else bench_gemm_pin(state, TETRA_PATH_AUTO, 0, 0);
+    us = bench_time_calls(s, arm, state, a->samples);
+    if (table) tetra_context_load_dispatch_table(s->env.ctx, NULL);
+    return us;
+}
+
+static void paired_reset(tune_paired *p) {
+    p->rounds = 0;
+    for (int j = 0; j < PAIR_SLOTS; j++) {
+        p->median_us[j] = NAN;
+        for (int k = 0; k < MAX_PAIRED_ROUNDS; k++) p->us[j][k] = NAN;
+    }
+    p->vs_best[0] = p->vs_best[1] = p->vs_fixed[0] = p->vs_fixed[1] = p->aa = p->spread = NAN;
+}
+
 /* Time every configuration on one shape, and AUTO (as the context dispatches now; for
  * held-out shapes also under the new table) in the same two passes, forward then backward:
  * every slot's mean position in the sequence is the same, so drift (clocks, temperature)
@@ -189,6 +236,7 @@ static int sweep(bench_session *s, const bench_arm *arm, const tune_args *a, tun
     r->best = r->table_pick = -1;
     r->auto_us = r->table_us = NAN;
     r->gate_msg[0] = 0;
+    paired_reset(&r->paired);
     for (int c = 0; c < NCONF; c++) { /* what a row reports if setup fails */
         r->us[c] = NAN;
         r->st[c] = TETRA_ERR_UNSUPPORTED;
@@ -209,19 +257,9 @@ static int sweep(bench_session *s, const bench_arm *arm, const tune_args *a, tun
     for (int pass = 0; pass < 2; pass++)
         for (int j = 0; j < NSLOTS; j++) {
             const int c = pass ? NSLOTS - 1 - j : j;
-            int table = 0;
-            if (c < NCONF) {
-                if (r->st[c] != TETRA_OK) continue;
-                bench_gemm_pin(state, k_configs[c].path, k_configs[c].tile_m, k_configs[c].splits);
-            } else {
-                /* AUTO; the table slot (held-out shapes only) with the new table loaded */
-                if (c == SLOT_TABLE && (!scored || tetra_context_load_dispatch_table(s->env.ctx, a->out) != TETRA_OK))
-                    continue;
-                table = c == SLOT_TABLE;
-                bench_gemm_pin(state, TETRA_PATH_AUTO, 0, 0);
-            }
-            samples[c][pass] = bench_time_calls(s, arm, state, a->samples);
-            if (table) tetra_context_load_dispatch_table(s->env.ctx, NULL); /* back to the built-in table */
+            /* skip a configuration the launchers refuse, and the table slot off held-out shapes */
+            if (c < NCONF ? r->st[c] != TETRA_OK : c == SLOT_TABLE && !scored) continue;
+            samples[c][pass] = time_slot(s, arm, a, state, c < NCONF ? c : -1, c == SLOT_TABLE);
         }
     for (int c = 0; c < NCONF; c++)
         if (r->st[c] == TETRA_OK && samples[c][0] > 0 && samples[c][1] > 0)
@@ -235,6 +273,61 @@ static int sweep(bench_session *s, const bench_arm *arm, const tune_args *a, tun
     r->best = gated_fastest(arm, state, r, 0);
     arm->teardown(state);
     return 0;
+}
+
+/* Median of the finite values among v[0 .. n-1]; NaN if none. */
+static double finite_median(const double *v, int n) {
+    double f[MAX_PAIRED_ROUNDS];
+    int m = 0;
+    for (int k = 0; k < n; k++)
+        if (isfinite(v[k])) f[m++] = v[k];
+    return m ? bench_median(f, m) : NAN;
+}
+
+/* Median over rounds of num[k] / den[k] (a round where either is missing is left out). */
+static double paired_ratio(const double *num, const double *den, int n) {
+    double q[MAX_PAIRED_ROUNDS];
+    for (int k = 0; k < n; k++) q[k] = num[k] / den[k];
+    return finite_median(q, n);
+}
+
+/* The paired pass on one held-out row (after `fixed` is chosen): the arm set up again,
+ * then TABLE, AUTO, the row's best and the fixed configuration timed in each of
+ * a->paired_rounds rounds, the order reversed every other round (ABCD, DCBA, ...) so that
+ * each slot's mean position is the same. A slot that is the same configuration as another
+ * is still timed on its own: best == fixed gives an A/A reading of the noise. */
+static void paired_pass(bench_session *s, const bench_arm *arm, const tune_args *a, tune_row *r, int fixed) {
+    const int conf[PAIR_SLOTS] = {-1, -1, r->best, fixed}; /* -1: AUTO */
+    tune_paired *p = &r->paired;
+    void *state = NULL;
+    char msg[512];
+    double lo = INFINITY, hi = 0;
+    paired_reset(p);
+    if (arm->setup(&s->env, &r->shape, &state, msg, sizeof msg) != BENCH_OK) {
+        const size_t len = strlen(r->gate_msg); /* after the sweep's note, if any */
+        snprintf(r->gate_msg + len, sizeof r->gate_msg - len, "%spaired setup: %s", len ? "; " : "", msg);
+        return;
+    }
+    for (int k = 0; k < a->paired_rounds; k++)
+        for (int j = 0; j < PAIR_SLOTS; j++) {
+            const int slot = k % 2 ? PAIR_SLOTS - 1 - j : j;
+            if (slot == PAIR_FIXED && fixed < 0) continue;
+            p->us[slot][k] = time_slot(s, arm, a, state, conf[slot], slot == PAIR_TABLE);
+        }
+    arm->teardown(state);
+    p->rounds = a->paired_rounds;
+    for (int j = 0; j < PAIR_SLOTS; j++) p->median_us[j] = finite_median(p->us[j], p->rounds);
+    for (int d = PAIR_TABLE; d <= PAIR_AUTO; d++) {
+        p->vs_best[d] = paired_ratio(p->us[d], p->us[PAIR_BEST], p->rounds);
+        p->vs_fixed[d] = paired_ratio(p->us[d], p->us[PAIR_FIXED], p->rounds);
+    }
+    if (r->best == fixed) p->aa = paired_ratio(p->us[PAIR_BEST], p->us[PAIR_FIXED], p->rounds);
+    for (int k = 0; k < p->rounds; k++)
+        if (p->us[PAIR_TABLE][k] > 0) {
+            lo = fmin(lo, p->us[PAIR_TABLE][k]);
+            hi = fmax(hi, p->us[PAIR_TABLE][k]);
+        }
+    if (hi > 0) p->spread = hi / lo;
 }
 
 static const char *config_name(int c, char *buf, size_t len) {
@@ -272,23 +365,26 @@ static int write_table(const char *path, const tune_args *a, const bench_session
     return rc;
 }
 
-/* A dispatcher's score on the held-out shapes: with the new table (table_us) or as AUTO
- * dispatched before it was loaded (auto_us). */
+/* A dispatcher's score on the held-out shapes: with the new table (who == PAIR_TABLE) or
+ * as AUTO dispatched before it was loaded (PAIR_AUTO). From the sweep (its two-pass times,
+ * table_us or auto_us over us[best] and us[fixed]) or, if `paired`, from the paired pass
+ * (the median of per-round ratios). A row counts where the new table was timed. */
 typedef struct {
     int n, within5, within2_fixed;
     double worst, geomean;
 } tune_score;
 
-static tune_score score_held_out(const tune_row *hr, int n, int fixed, int with_table) {
+static tune_score score_held_out(const tune_row *hr, int n, int fixed, int who, int paired) {
     tune_score sc = {0, 0, 0, 0, 0};
     double lg = 0;
     for (int i = 0; i < n; i++) {
         const tune_row *r = &hr[i];
-        const double t = with_table ? r->table_us : r->auto_us;
+        const double t = who == PAIR_TABLE ? r->table_us : r->auto_us;
         double vb, vf;
-        if (r->best < 0 || isnan(t) || isnan(r->table_us)) continue;
-        vb = t / r->us[r->best];
-        vf = fixed >= 0 ? t / r->us[fixed] : NAN;
+        if (r->best < 0 || isnan(r->table_us) || (paired && isnan(r->paired.vs_best[PAIR_TABLE]))) continue;
+        vb = paired ? r->paired.vs_best[who] : t / r->us[r->best];
+        vf = paired ? r->paired.vs_fixed[who] : fixed >= 0 ? t / r->us[fixed] : NAN;
+        if (isnan(vb)) continue;
         sc.n++;
         sc.within5 += vb <= 1.05;
         sc.within2_fixed += !(vf > 1.02);
@@ -317,6 +413,32 @@ static void json_score(bench_json_writer *w, const char *key, const tune_score *
     bjw_obj_end(w);
 }
 
+/* The paired pass of one row: per slot its per-round times and their median, the paired
+ * ratios (medians of per-round ratios), the A/A reading and the TABLE slot's spread. */
+static void json_paired(bench_json_writer *w, const tune_paired *p) {
+    static const char *const slot_names[PAIR_SLOTS] = {"table", "auto", "best", "fixed"};
+    if (!p->rounds) {
+        bjw_null(w, "paired");
+        return;
+    }
+    bjw_obj(w, "paired");
+    for (int j = 0; j < PAIR_SLOTS; j++) {
+        bjw_obj(w, slot_names[j]);
+        bjw_arr(w, "round_us");
+        for (int k = 0; k < p->rounds; k++) bjw_num(w, NULL, p->us[j][k]);
+        bjw_arr_end(w);
+        bjw_num(w, "median_us", p->median_us[j]);
+        bjw_obj_end(w);
+    }
+    bjw_num(w, "table_vs_best", p->vs_best[PAIR_TABLE]);
+    bjw_num(w, "table_vs_fixed", p->vs_fixed[PAIR_TABLE]);
+    bjw_num(w, "auto_vs_best", p->vs_best[PAIR_AUTO]);
+    bjw_num(w, "auto_vs_fixed", p->vs_fixed[PAIR_AUTO]);
+    bjw_num(w, "aa_best_vs_fixed", p->aa);
+    bjw_num(w, "table_spread", p->spread);
+    bjw_obj_end(w);
+}
+
 static void json_rows(bench_json_writer *w, const char *key, const tune_row *rows, int n) {
     char b[64];
     bjw_arr(w, key);
@@ -341,9 +463,18 @@ static void json_rows(bench_json_writer *w, const char *key, const tune_row *row
         bjw_num(w, "table_us", r->table_us);
         bjw_str(w, "table_pick", config_name(r->table_pick, b, sizeof b));
         bjw_str(w, "note", r->gate_msg);
+        bjw_int(w, "paired_rounds", r->paired.rounds);
+        json_paired(w, &r->paired);
         bjw_obj_end(w);
     }
     bjw_arr_end(w);
+}
+
+/* The progress bar's label for one shape. */
+static const char *step_label(char *buf, size_t len, const char *what, const bench_shape *sh) {
+    snprintf(buf, len, "%s %lldx%lldx%lldx%lld", what, (long long)sh->m, (long long)sh->n, (long long)sh->k,
+             (long long)sh->l);
+    return buf;
 }
 
 int cmd_tune(int argc, char **argv) {
@@ -351,12 +482,13 @@ int cmd_tune(int argc, char **argv) {
     bench_shapes train = {0}, held = {0};
     bench_session s;
     tune_row *tr = NULL, *hr = NULL;
-    char file[4096], msg[512], commit[64], date[64], b1[64], b2[64];
+    char file[4096], msg[512], commit[64], date[64], b1[64], b2[64], what[96];
     const bench_arm *arm;
     tetra_dispatch_table table = {0};
-    int rc = 1, fixed = -1, ship = 0;
+    int rc = 1, fixed = -1, ship = 0, use_paired = 0, steps;
     double fixed_geo = INFINITY;
     tune_score score_table = {0, 0, 0, 0, 0}, score_before = {0, 0, 0, 0, 0};
+    tune_score paired_table = {0, 0, 0, 0, 0}, paired_before = {0, 0, 0, 0, 0};
 
     if (parse_args(argc, argv, &a)) return 2;
     /* line-buffered even into a file: a run cut short by a time limit keeps the shapes it
@@ -391,14 +523,13 @@ int cmd_tune(int argc, char **argv) {
         fprintf(stderr, "tetra tune: out of host memory\n");
         goto close;
     }
+    /* progress steps: the tuning sweeps, the held-out sweeps, the paired pass */
+    steps = train.n + held.n + (a.paired_rounds ? held.n : 0);
     printf("tetra tune on %s: %d tuning shapes, %d held-out, %d configurations, %s activations\n", s.info.name,
            train.n, held.n, NCONF, a.nvfp4 ? "NVFP4" : "BF16");
     for (int i = 0; i < train.n; i++) {
-        char what[96];
         tr[i].shape = train.v[i];
-        snprintf(what, sizeof what, "tune %lldx%lldx%lldx%lld", (long long)train.v[i].m, (long long)train.v[i].n,
-                 (long long)train.v[i].k, (long long)train.v[i].l);
-        cli_progress(i, train.n + held.n, what);
+        cli_progress(i, steps, step_label(what, sizeof what, "tune", &tr[i].shape));
         sweep(&s, arm, &a, &tr[i], NULL);
         printf("  tune    %6lldx%6lldx%6lld  entry %-14s %10.2f us  best %-14s %10.2f us  (AUTO now %.2f us) %s\n",
                (long long)tr[i].shape.m, (long long)tr[i].shape.n, (long long)tr[i].shape.k,
@@ -416,14 +547,11 @@ int cmd_tune(int argc, char **argv) {
         goto close;
     }
     for (int i = 0; i < held.n; i++) {
-        char what[96];
         hr[i].shape = held.v[i];
-        snprintf(what, sizeof what, "held-out %lldx%lldx%lldx%lld", (long long)held.v[i].m,
-                 (long long)held.v[i].n, (long long)held.v[i].k, (long long)held.v[i].l);
-        cli_progress(train.n + i, train.n + held.n, what);
+        cli_progress(train.n + i, steps, step_label(what, sizeof what, "held-out", &hr[i].shape));
         sweep(&s, arm, &a, &hr[i], &table);
     }
-    cli_progress(train.n + held.n, train.n + held.n, "");
+    cli_progress(steps, steps, ""); /* cleared while the sweep's held-out lines print */
     /* the best single fixed configuration: runs on every held-out shape, least geomean
      * of time / best */
     for (int c = 0; c < NCONF && held.n; c++) {
@@ -439,7 +567,7 @@ int cmd_tune(int argc, char **argv) {
         }
     }
     if (held.n) {
-        printf("held-out: table (AUTO with the new table) vs best configuration, vs fixed %s\n",
+        printf("held-out, sweep: table (AUTO with the new table) vs best configuration, vs fixed %s\n",
                config_name(fixed, b1, sizeof b1));
         for (int i = 0; i < held.n; i++) {
             const tune_row *r = &hr[i];
@@ -454,14 +582,54 @@ int cmd_tune(int argc, char **argv) {
                    config_name(r->table_pick, b1, sizeof b1), config_name(r->best, b2, sizeof b2), r->us[r->best],
                    r->table_us / r->us[r->best], fixed >= 0 ? r->table_us / r->us[fixed] : NAN, r->auto_us);
         }
-        score_table = score_held_out(hr, held.n, fixed, 1);
-        score_before = score_held_out(hr, held.n, fixed, 0);
-        print_score("held-out score, new table", &score_table, fixed);
-        print_score("held-out score, AUTO before it", &score_before, fixed);
-        ship = score_table.n > 0 && score_table.within5 >= score_before.within5 &&
-               score_table.within2_fixed >= score_before.within2_fixed && score_table.geomean <= score_before.geomean;
-        printf("verdict: %s\n", ship ? "the new table is no worse than AUTO before it on every count: ship it"
-                                      : "the new table loses to AUTO before it on some count: do not ship it");
+    }
+    if (held.n && a.paired_rounds) {
+        printf("held-out, paired: %d rounds of table, AUTO, best, fixed %s (order reversed every other round); "
+               "medians over rounds\n",
+               a.paired_rounds, config_name(fixed, b1, sizeof b1));
+        for (int i = 0; i < held.n; i++) {
+            tune_row *r = &hr[i];
+            const tune_paired *p = &r->paired;
+            if (r->best < 0 || isnan(r->table_us)) continue; /* not scored (above) */
+            cli_progress(train.n + held.n + i, steps, step_label(what, sizeof what, "paired", &r->shape));
+            paired_pass(&s, arm, &a, r, fixed);
+            if (!p->rounds) {
+                printf("  %6lldx%6lldx%6lld  not paired: %s\n", (long long)r->shape.m, (long long)r->shape.n,
+                       (long long)r->shape.k, r->gate_msg);
+                continue;
+            }
+            printf("  %6lldx%6lldx%6lld  table %10.2f us  best %10.2f us  fixed %10.2f us  x%.3f  vs fixed x%.3f"
+                   "  AUTO x%.3f  spread x%.3f",
+                   (long long)r->shape.m, (long long)r->shape.n, (long long)r->shape.k, p->median_us[PAIR_TABLE],
+                   p->median_us[PAIR_BEST], p->median_us[PAIR_FIXED], p->vs_best[PAIR_TABLE],
+                   p->vs_fixed[PAIR_TABLE], p->vs_best[PAIR_AUTO], p->spread);
+            if (!isnan(p->aa)) printf("  A/A (best is fixed) x%.3f", p->aa);
+            printf("\n");
+        }
+        cli_progress(steps, steps, "");
+    }
+    if (held.n) {
+        const tune_score *vt, *vb;
+        score_table = score_held_out(hr, held.n, fixed, PAIR_TABLE, 0);
+        score_before = score_held_out(hr, held.n, fixed, PAIR_AUTO, 0);
+        print_score("held-out score (sweep), new table", &score_table, fixed);
+        print_score("held-out score (sweep), AUTO before it", &score_before, fixed);
+        if (a.paired_rounds) {
+            paired_table = score_held_out(hr, held.n, fixed, PAIR_TABLE, 1);
+            paired_before = score_held_out(hr, held.n, fixed, PAIR_AUTO, 1);
+            print_score("held-out score (paired), new table", &paired_table, fixed);
+            print_score("held-out score (paired), AUTO before it", &paired_before, fixed);
+        }
+        /* the verdict on the paired scores where the paired pass scored any shape: its
+         * ratios compare timings taken seconds apart, the sweep's up to a pass apart */
+        use_paired = paired_table.n > 0;
+        vt = use_paired ? &paired_table : &score_table;
+        vb = use_paired ? &paired_before : &score_before;
+        ship = vt->n > 0 && vt->within5 >= vb->within5 && vt->within2_fixed >= vb->within2_fixed &&
+               vt->geomean <= vb->geomean;
+        printf("verdict (%s scores): %s\n", use_paired ? "paired" : "sweep",
+               ship ? "the new table is no worse than AUTO before it on every count: ship it"
+                    : "the new table loses to AUTO before it on some count: do not ship it");
     }
     if (a.json) {
         bench_json_writer w;
@@ -476,10 +644,17 @@ int cmd_tune(int argc, char **argv) {
         bjw_str(&w, "activations", a.nvfp4 ? "nvfp4" : "bf16");
         bjw_str(&w, "table", a.out);
         bjw_str(&w, "timing", "CUDA-graph replays, two passes (forward, backward) over every configuration and AUTO (and AUTO with the new table on held-out shapes), mean of the passes' medians");
+        bjw_str(&w, "paired_timing", "held-out shapes after the fixed configuration is chosen: table, AUTO, best, fixed timed in each round, order reversed every other round; ratios per round, median over rounds");
+        bjw_int(&w, "paired_rounds", a.paired_rounds);
         bjw_str(&w, "fixed_config", config_name(fixed, b1, sizeof b1));
         if (held.n) {
             json_score(&w, "score_table", &score_table);
             json_score(&w, "score_before", &score_before);
+            if (a.paired_rounds) {
+                json_score(&w, "paired_score", &paired_table);
+                json_score(&w, "paired_score_before", &paired_before);
+            }
+            bjw_str(&w, "verdict_scores", use_paired ? "paired" : "sweep");
             bjw_bool(&w, "ship", ship);
         }
         json_rows(&w, "tuned", tr, train.n);
