@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Session 22 call 2 (run 108): the dispatcher's held-out score on main's defaults (last scored in
+# session 13's run 61 with v10.3), with tune's new paired pass (--paired-rounds 4: table, AUTO, the
+# sweep's best and the best fixed configuration timed in rounds ABCD / DCBA, ratios within a round).
+# Same tuning shape and held-out set as run 61 (glm5-tp8 and eight M = 256..1024 shapes).
+# Run from the repo root of main right after call 1 (reuses its build-main while the machine is
+# warm; builds it otherwise): C_MAIN=<hash> BUDGET=420 bash docs/notes/session22-call2.sh
+# PREDICTIONS (written before the run):
+# - sweep score (as run 61's): 18/18 within 5% of the best; "within 2% of the best fixed" 14-16 of
+#   18 (run 61: 14, three of the four misses were AUTO running the fixed configuration itself).
+# - paired score: 18/18 within 5%; within 2% of fixed >= the sweep's count, the rows where AUTO and
+#   the fixed configuration are one kernel at x0.99-x1.01, the A/A readings (best == fixed) within
+#   x0.99-x1.01, the TABLE slot's spread <= x1.03 on rows above 20 us.
+# - misses that remain are real rule errors: run 61's 256x2048x6144 (BT 128 split 4 against BT 256
+#   split 8, ~x1.03) and 1024x2048x6144 (BT 256 against BT 128, ~x1.04) if v10.3's successors
+#   did not move them.
+RUN=r108 . docs/notes/device-lib.sh
+bld build-main 16 "tetra_cli"
+wait; echo "build: $(tail -qn1 $R/logs/build-*.log | tr '\n' ' ') at $(el) s"; snap
+export TETRA_COMMIT=${C_MAIN:?pass C_MAIN}
+l=$(( $(left) - 10 ))
+HO=256x14336x4096,256x4096x14336,256x28672x8192,512x14336x4096,512x4096x14336,512x28672x8192,1024x14336x4096,768x4096x4096
+step tune $l build-main/tetra tune --shape 1x3072x3072 --holdout-set glm5-tp8 --holdout-shape $HO --paired-rounds 4 \
+  --out $R/results/dispatch-table.txt --json $R/results/tune-holdout.json
+grep -E "held-out|score|verdict|A/A" $R/logs/tune.log | cut -c1-200
+echo "total $(el) s"; snap; rm -rf $OUT/$RUN
