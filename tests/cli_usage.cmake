@@ -41,9 +41,9 @@ expect_msg(2 "--paired-rounds '-1'" tune --out t.txt --paired-rounds -1)
 expect_msg(2 "--paired-rounds '33'" tune --out t.txt --paired-rounds 33)
 expect_msg(2 "--paired-rounds '4x'" tune --out t.txt --paired-rounds 4x)
 expect_msg(2 "--paired-rounds needs a value" tune --out t.txt --paired-rounds)
-# 0 and 32 parse: the error is the next usage error's
-expect_msg(2 "unknown shape set" tune --out t.txt --paired-rounds 0 --set no-such-set)
-expect_msg(2 "unknown shape set" tune --out t.txt --paired-rounds 32 --set no-such-set)
+# 0 and 32 parse: the error is the next option's (no shapes file needed to get there)
+expect_msg(2 "--samples '0'" tune --out t.txt --paired-rounds 0 --samples 0)
+expect_msg(2 "--samples '0'" tune --out t.txt --paired-rounds 32 --samples 0)
 # tetra bench --lib-a / --lib-b: the other build is loaded while parsing, so a path that is not
 # a tetra library is a usage error (exit 2 naming the option), before any device work
 expect_msg(2 "--lib-b needs a value" bench --lib-b)
