@@ -29,6 +29,8 @@ bld build-main 10 "tetra_cli tetra_static gpu_gemm_fragment gpu_gemm_pdl"
 bld build-diag 6 "tetra_static" "-DCMAKE_CUDA_FLAGS=-DTETRA_GEMM_DIAG"
 ( nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -o /tmp/l2feed $N/l2-feed.cu > $R/logs/build-l2feed.log 2>&1;
   echo "rc=$?" >> $R/logs/build-l2feed.log ) &
+( nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -o /tmp/wgmix $N/wgmma-mix.cu > $R/logs/build-wgmix.log 2>&1;
+  echo "rc=$?" >> $R/logs/build-wgmix.log ) &
 wait; echo "builds: $(tail -qn1 $R/logs/build-*.log | tr '\n' ' ') at $(el) s"; snap
 for b in main diag; do
   gcc -std=c11 -O2 -I include -I /usr/local/cuda/include $N/v7-trace.c -L build-$b -l:libtetra.a -L /usr/local/cuda/lib64 \
@@ -36,6 +38,10 @@ for b in main diag; do
 # (3) the L2 -> SM feed probe
 step l2feed 40 /tmp/l2feed
 cp $R/logs/l2feed.log $R/results/l2feed.csv
+# (3b) the wgmma + dequant overlap probe (docs/notes/wgmma-mix.cu; predictions in gemm-sm90.md's
+#      last section: T ~256, D 170-250, RS-TD either ~T + D (serialized) or ~max(T, D))
+step wgmix 30 /tmp/wgmix
+cp $R/logs/wgmix.log $R/results/wgmma-mix.csv
 # (1) DIAG modes, order-balanced around the middle; build-main's plain driver at both ends
 S3="64x14336x4096 64x4096x14336 64x28672x8192"
 i=0
