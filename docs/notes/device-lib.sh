@@ -14,11 +14,12 @@ set -uo pipefail
 export PATH=/usr/local/cuda/bin:$PATH
 t0=$(date +%s)
 B=${BUDGET:-560}
-R=$OUT/${RUN:?set RUN}
+RUNNAME=${RUN:?set RUN} # kept: a VAR=x prefix on "." lasts only while the file is read
+R=$OUT/$RUNNAME
 mkdir -p $R/logs $R/results
 el() { echo $(( $(date +%s) - t0 )); }
 left() { echo $(( B - ($(date +%s) - t0) )); }
-snap() { tar czf $OUT/$RUN.tgz.tmp -C $OUT $RUN 2>/dev/null && mv $OUT/$RUN.tgz.tmp $OUT/$RUN.tgz; }
+snap() { tar czf $OUT/$RUNNAME.tgz.tmp -C $OUT $RUNNAME 2>/dev/null && mv $OUT/$RUNNAME.tgz.tmp $OUT/$RUNNAME.tgz; }
 bld() {
     local dir=$1 j=$2 tg=$3
     shift 3

@@ -61,4 +61,4 @@ SX=""
 for m in 8 12 16; do for nk in 4096x4096 14336x4096 4096x14336 28672x8192 7168x16384 768x6144 2048x6144; do SX="$SX,${m}x$nk"; done; done
 step switch 120 $T bench --a tetra-gemm-frag --b tetra-gemm-frag-wgmma-t --shape ${SX#,} --blocks 3 --no-replicate \
   --graph-below-us 400 --out $R/results/gemv-v7-switch-frag.json
-echo "total $(el) s"; snap; rm -rf $OUT/$RUN
+echo "total $(el) s"; snap; rm -rf $OUT/$RUNNAME

@@ -36,4 +36,4 @@ if [ $l -ge 40 ]; then
   wait
 fi
 for f in $R/logs/san-*.log; do [ -f $f ] && echo "$(basename $f .log): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|all checks passed|CHECK failed|FAIL|rc=' $f | head -4 | tr '\n' ' ')"; done
-echo "total $(el) s"; snap; rm -rf $OUT/$RUN
+echo "total $(el) s"; snap; rm -rf $OUT/$RUNNAME
