@@ -29,10 +29,17 @@
  * - a clock read at the top of each K-tile (all modes): ptxas moves nothing across it; without it
  *   ptxas hoisted SS wgmmas (no register operand from the dequantization) into the middle of the
  *   previous K-tile's dequantization, an order v7 cannot have.
- * Output: CSV, one row per form x mode x W: cycles per K-tile per CTA (clock64 of each
- * warpgroup's first thread around the loop, max over the CTA's warpgroups, median over CTAs; the
- * median of 3 timed launches after a warm-up), and TD / (T + D), TD / max(T, D) against the same
- * form's and W's T and D rows.
+ * Dequantization variants (second part, session 22: which instruction class of the mix conflicts
+ * with the running wgmma?), RS form, modes D and TD (v7's order), W = 2 and 4: v_full (the mix: the
+ * same kernels as the base RS rows, a control), v_nohmul (each HMUL2 an IMAD on the same operands),
+ * v_nohmul_lop (each HMUL2 one more LOP3), v_hmulonly (the 3 LDS and the 18 HMUL2 only), v_intonly
+ * (the integer part: no HMUL2, no SHFL), v_fp32 (each HMUL2 two dependent FMULs), v_lds (the 3 LDS
+ * and the 4 SHFLs only); see dequant_var. Their loops are kept at two K-tiles (unroll 1): the base
+ * kernels' SASS is unchanged.
+ * Output: CSV, one row per form x mode x W (variant "-"), then one per variant x mode x W: cycles
+ * per K-tile per CTA (clock64 of each warpgroup's first thread around the loop, max over the CTA's
+ * warpgroups, median over CTAs; the median of 3 timed launches after a warm-up), and TD / (T + D),
+ * TD / max(T, D) against the same form's and W's T row and the same variant's D row.
  * Build: nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -o wgmma-mix docs/notes/wgmma-mix.cu
  * Run:   ./wgmma-mix [iters] > wgmma-mix.csv   (iters even, default 2048) */
 #include <algorithm>
@@ -172,7 +179,110 @@ __device__ __forceinline__ void dequant(uint32_t (&f)[16], uint32_t raw, uint32_
     }
 }
 
-template <int MODE, int FORM, int W>
+/* Dequantization variants (RS form, modes D and TD only): which instruction class of the mix
+ * conflicts with a running wgmma? Each keeps the 3 LDS and the mix's dependency shape where it can.
+ * kz is 0 at run time but unknown to the compilers (from iters), so constants built on it stay in
+ * registers and operations on it are neither folded nor merged. */
+enum { VAR_FULL, VAR_NOHMUL, VAR_NOHMUL_LOP, VAR_HMULONLY, VAR_INTONLY, VAR_FP32, VAR_LDS };
+static const char *const var_name[] = {"v_full",     "v_nohmul", "v_nohmul_lop", "v_hmulonly",
+                                       "v_intonly",  "v_fp32",   "v_lds"};
+
+/* the replacements are PTX asm, so NVVM cannot reassociate or fold them */
+__device__ __forceinline__ uint32_t imul(uint32_t a, uint32_t b) {
+    uint32_t r;
+    asm("mul.lo.u32 %0, %1, %2;\n" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+__device__ __forceinline__ uint32_t imad(uint32_t a, uint32_t b, uint32_t c) {
+    uint32_t r;
+    asm("mad.lo.u32 %0, %1, %2, %3;\n" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+    return r;
+}
+__device__ __forceinline__ uint32_t fmul(uint32_t a, uint32_t b) {
+    uint32_t r;
+    asm("mul.rn.f32 %0, %1, %2;\n" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+/* (a | kz) ^ b: four inputs once a is itself a masked value, so it is one more LOP3 than the mask */
+__device__ __forceinline__ uint32_t lopx(uint32_t a, uint32_t b, uint32_t kz) { return (a | kz) ^ b; }
+/* ld.volatile (v_lds only): in its D kernel ptxas otherwise drops the loads whose words are used
+ * by no instruction in the loop and loads the last K-tile's words once after it (seen in the SASS) */
+__device__ __forceinline__ uint4 lds128v(uint32_t a) {
+    uint4 v;
+    asm volatile("ld.volatile.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(a));
+    return v;
+}
+__device__ __forceinline__ uint32_t lds32v(uint32_t a) {
+    uint32_t v;
+    asm volatile("ld.volatile.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(a));
+    return v;
+}
+
+template <int VAR>
+__device__ __forceinline__ void dequant_var(uint32_t (&f)[16], uint32_t raw, uint32_t sc0, uint32_t sc1, uint32_t qsel,
+                                            uint32_t kz) {
+    if (VAR == VAR_FULL) {
+        dequant(f, raw, sc0, sc1, qsel);
+        return;
+    }
+    const bool vol = VAR == VAR_LDS;
+    const uint32_t c0 = vol ? lds32v(sc0) : lds32(sc0), c1 = vol ? lds32v(sc1) : lds32(sc1);
+    const uint4 v = vol ? lds128v(raw) : lds128(raw);
+    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+    const uint32_t M = 0x81C081C0u;
+    if (VAR == VAR_LDS) { /* the loads and the quad's SHFLs only: 10 of the 16 words rewritten, no arithmetic */
+        f[0] = v.x, f[1] = v.y, f[2] = v.z, f[3] = v.w, f[4] = c0, f[5] = c1;
+#pragma unroll
+        for (int s = 0; s < 4; s++) f[6 + s] = __shfl_sync(0xFFFFFFFFu, c0, s, 4);
+        return;
+    }
+    if (VAR == VAR_HMULONLY) { /* the 18 HMUL2 on the loaded words: a chain of 2, then 16 (4 on the chain) */
+        const uint32_t sv = hmul2(hmul2(c0, 0x7B807B80u), 0x7B007B00u);
+#pragma unroll
+        for (int s = 0; s < 4; s++) {
+            f[4 * s + 0] = hmul2(w[s], sv);
+            f[4 * s + 1] = hmul2(w[s], c1);
+            f[4 * s + 2] = hmul2(w[s], c0);
+            f[4 * s + 3] = hmul2(w[s], 0x3FC03FC0u);
+        }
+        return;
+    }
+    /* the mix's integer part, with its HMUL2s replaced per variant */
+    const uint32_t x = prmt(c0, c1, qsel) & 0x007F007Fu;
+    const uint32_t nan = x + 0x01010101u;
+    uint32_t sv = ((x << 4) & 0x07F007F0u) | prmt(nan, 0, 0xAA88u);
+    /* a mad with the addend x: ptxas turned (sv * kA) * kB into sv * (kA * kB), one IMAD */
+    if (VAR == VAR_NOHMUL) sv = imad(imad(sv, 0x7B807B80u + kz, x), 0x7B007B00u + kz, x);
+    if (VAR == VAR_NOHMUL_LOP) sv = lopx(lopx(sv, 0x7B807B80u, kz), 0x7B007B00u, kz);
+    /* each HMUL2 becomes two dependent FMULs (a second, independent result would be dead: the
+     * empty asm that pins the words is nothing to ptxas, which dropped it) */
+    if (VAR == VAR_FP32) sv = fmul(fmul(fmul(fmul(sv, 0x3F800001u), 0x3F800003u), 0x3F800005u), 0x3F800007u);
+#pragma unroll
+    for (int s = 0; s < 4; s++) {
+        uint32_t s0, s1;
+        if (VAR == VAR_INTONLY) { /* no SHFL: the step's scales from sv and its code word, one PRMT each */
+            s0 = prmt(sv, w[s], 0x1410u);
+            s1 = prmt(sv, w[s], 0x3532u);
+        } else {
+            const uint32_t q = __shfl_sync(0xFFFFFFFFu, sv, s, 4);
+            s0 = prmt(q, 0, 0x1010u), s1 = prmt(q, 0, 0x3232u);
+        }
+        const uint32_t c = w[s];
+        const uint32_t a[4] = {c & M, (c << 3) & M, (c << 6) & M, ((c >> 7) & 0x00D800D8u) * 0x821u & M};
+        const uint32_t m[4] = {s0, s1, s0, s1};
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            if (VAR == VAR_NOHMUL) f[4 * s + j] = imul(a[j], m[j]);
+            if (VAR == VAR_NOHMUL_LOP) f[4 * s + j] = lopx(a[j], m[j], kz);
+            if (VAR == VAR_INTONLY) f[4 * s + j] = a[j] ^ m[j]; /* merges into the mask's LOP3 */
+            if (VAR == VAR_FP32) f[4 * s + j] = fmul(fmul(a[j], m[j]), m[j ^ 1]);
+        }
+    }
+}
+
+template <int MODE, int FORM, int W, int VAR = VAR_FULL>
 __global__ void __launch_bounds__(128 * W, 1) probe(int iters, long long *cycles, int *smids, uint32_t *sink) {
     extern __shared__ __align__(1024) uint8_t smem[];
     const uint32_t base = ((uint32_t)__cvta_generic_to_shared(smem) + 1023u) & ~1023u;
@@ -202,6 +312,7 @@ __global__ void __launch_bounds__(128 * W, 1) probe(int iters, long long *cycles
         const uint32_t m = t / 2, c = 4 * (t % 2) + j;
         st_off[j] = m * 128 + 16 * (c ^ (m % 8));
     }
+    const uint32_t kz = (uint32_t)iters >> 31; /* 0 (iters >= 2); see dequant_var */
     float acc[32];
 #pragma unroll
     for (int i = 0; i < 32; i++) acc[i] = 0.0f;
@@ -234,7 +345,7 @@ __global__ void __launch_bounds__(128 * W, 1) probe(int iters, long long *cycles
         }
         if (MODE != MODE_T) {
             const uint32_t k = (uint32_t)(i + 1) % NK;
-            dequant(nxt, raw0 + k * RAW_KT, sc00 + k * SC_KT, sc10 + k * SC_KT, qsel);
+            dequant_var<VAR>(nxt, raw0 + k * RAW_KT, sc00 + k * SC_KT, sc10 + k * SC_KT, qsel, kz);
             pin16(nxt);
             if (FORM == FORM_SSW) {
 #pragma unroll
@@ -247,9 +358,19 @@ __global__ void __launch_bounds__(128 * W, 1) probe(int iters, long long *cycles
 
     __syncthreads();
     const long long t0 = clock64();
-    for (int i = 0; i < iters; i += 2) { /* unrolled by two: the fragment sets alternate, as in v7 */
-        step(i, f0, f1, atile0, atile0 + TILE);
-        step(i + 1, f1, f0, atile0 + TILE, atile0);
+    if (VAR == VAR_FULL) {
+        for (int i = 0; i < iters; i += 2) { /* unrolled by two: the fragment sets alternate, as in v7 */
+            step(i, f0, f1, atile0, atile0 + TILE);
+            step(i + 1, f1, f0, atile0 + TILE, atile0);
+        }
+    } else {
+        /* the variants: ptxas must not unroll further (as it does not for the full mix): in a body of
+         * 4 K-tiles one K-tile's words are overwritten unread and, in D kernels, it dropped them */
+#pragma unroll 1
+        for (int i = 0; i < iters; i += 2) {
+            step(i, f0, f1, atile0, atile0 + TILE);
+            step(i + 1, f1, f0, atile0 + TILE, atile0);
+        }
     }
     if (MODE != MODE_D) wg_wait<0>();
     acc_fence(acc);
@@ -277,12 +398,12 @@ __global__ void __launch_bounds__(128 * W, 1) probe(int iters, long long *cycles
 }
 
 struct row_t {
-    int form, mode, w;
+    int form, mode, w, var; /* var: -1 for the base rows (forms x modes x W), else the dequantization variant */
     double med, p10, p90;
     int one_per_sm;
 };
 
-template <int MODE, int FORM, int W> static row_t run(int sms, int iters) {
+template <int MODE, int FORM, int W, int VAR = VAR_FULL> static row_t run(int sms, int iters, int var_label = -1) {
     long long *cyc;
     int *smid;
     uint32_t *sink;
@@ -290,15 +411,15 @@ template <int MODE, int FORM, int W> static row_t run(int sms, int iters) {
     CHECK(cudaMalloc(&smid, sizeof(int) * sms));
     CHECK(cudaMalloc(&sink, sizeof(uint32_t) * sms * 128 * W));
     CHECK(cudaMemset(cyc, 0, sizeof(long long) * sms * 4));
-    CHECK(cudaFuncSetAttribute(probe<MODE, FORM, W>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+    CHECK(cudaFuncSetAttribute(probe<MODE, FORM, W, VAR>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
     int per_sm = 0;
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, probe<MODE, FORM, W>, 128 * W, SMEM_BYTES));
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, probe<MODE, FORM, W, VAR>, 128 * W, SMEM_BYTES));
     std::vector<long long> h(sms * 4);
     std::vector<int> hs(sms);
     std::vector<std::vector<double>> launches;
     int distinct_all = 1;
     for (int rep = 0; rep < 4; rep++) { /* a warm-up, then 3 timed */
-        probe<MODE, FORM, W><<<sms, 128 * W, SMEM_BYTES>>>(iters, cyc, smid, sink);
+        probe<MODE, FORM, W, VAR><<<sms, 128 * W, SMEM_BYTES>>>(iters, cyc, smid, sink);
         CHECK(cudaGetLastError());
         CHECK(cudaDeviceSynchronize());
         if (rep == 0) continue;
@@ -322,7 +443,7 @@ template <int MODE, int FORM, int W> static row_t run(int sms, int iters) {
     CHECK(cudaFree(cyc));
     CHECK(cudaFree(smid));
     CHECK(cudaFree(sink));
-    row_t row = {FORM, MODE, W, mid[mid.size() / 2], mid[mid.size() / 10], mid[mid.size() * 9 / 10],
+    row_t row = {FORM, MODE, W, var_label, mid[mid.size() / 2], mid[mid.size() / 10], mid[mid.size() * 9 / 10],
                  per_sm == 1 && distinct_all};
     return row;
 }
@@ -339,6 +460,21 @@ template <int W> static void run_w(std::vector<row_t> &rows, int sms, int iters)
     run_form<FORM_SSW, W>(rows, sms, iters);
 }
 
+/* the variant rows: RS form, D and TD, v_full first (the same kernels as the base RS D / TD rows: a control) */
+template <int W, int VAR> static void run_var(std::vector<row_t> &rows, int sms, int iters) {
+    rows.push_back(run<MODE_D, FORM_RS, W, VAR>(sms, iters, VAR));
+    rows.push_back(run<MODE_TD, FORM_RS, W, VAR>(sms, iters, VAR));
+}
+template <int W> static void run_vars(std::vector<row_t> &rows, int sms, int iters) {
+    run_var<W, VAR_FULL>(rows, sms, iters);
+    run_var<W, VAR_NOHMUL>(rows, sms, iters);
+    run_var<W, VAR_NOHMUL_LOP>(rows, sms, iters);
+    run_var<W, VAR_HMULONLY>(rows, sms, iters);
+    run_var<W, VAR_INTONLY>(rows, sms, iters);
+    run_var<W, VAR_FP32>(rows, sms, iters);
+    run_var<W, VAR_LDS>(rows, sms, iters);
+}
+
 int main(int argc, char **argv) {
     const int iters = argc > 1 ? atoi(argv[1]) : 2048;
     if (iters < 2 || iters % 2) {
@@ -353,21 +489,23 @@ int main(int argc, char **argv) {
     run_w<2>(rows, sms, iters);
     run_w<1>(rows, sms, iters);
     run_w<4>(rows, sms, iters);
+    run_vars<2>(rows, sms, iters);
+    run_vars<4>(rows, sms, iters);
     printf("form,mode,w,ctas,iters,cyc_per_ktile_cta,p10,p90,tensor_cyc,tensor_share,t_cyc,d_cyc,"
-           "over_sum,over_max,one_per_sm\n");
+           "over_sum,over_max,one_per_sm,variant\n");
     int bad = 0;
     for (const row_t &x : rows) {
         double tc = 0, dc = 0;
-        for (const row_t &y : rows)
+        for (const row_t &y : rows) /* T: the base row of the form and W; D: the row's own variant */
             if (y.form == x.form && y.w == x.w) {
-                if (y.mode == MODE_T) tc = y.med;
-                if (y.mode == MODE_D) dc = y.med;
+                if (y.mode == MODE_T && y.var < 0) tc = y.med;
+                if (y.mode == MODE_D && y.var == x.var) dc = y.med;
             }
         const double tensor = 4.0 * 32.0 * x.w; /* 4 m64n64k16 per warpgroup at 32 cycles (dense rate) */
-        printf("%s,%s,%d,%d,%d,%.1f,%.1f,%.1f,%.0f,%.3f,%.1f,%.1f,%.3f,%.3f,%d\n", form_name[x.form],
+        printf("%s,%s,%d,%d,%d,%.1f,%.1f,%.1f,%.0f,%.3f,%.1f,%.1f,%.3f,%.3f,%d,%s\n", form_name[x.form],
                mode_name[x.mode], x.w, sms, iters, x.med, x.p10, x.p90, tensor,
                x.mode == MODE_D ? 0.0 : tensor / x.med, tc, dc, x.med / (tc + dc), x.med / std::max(tc, dc),
-               x.one_per_sm);
+               x.one_per_sm, x.var < 0 ? "-" : var_name[x.var]);
         bad |= !x.one_per_sm;
     }
     fprintf(stderr, "device clock %.0f MHz (nominal); %zu rows\n", clock_khz / 1e3, rows.size());
