@@ -13,12 +13,10 @@
  * the skinny wgmma kernel (TETRA_PATH_SKINNY, also pinnable); anything else with them is
  * refused with a message naming b. Fragment-ordered weights (TETRA_SCALE_FRAGMENT_128X64) go
  * to the GEMV at M <= 16 (BF16 a or W4A4 through the staging pass, K % 128 == 0; build
- * switch / environment TETRA_GEMV_FRAG; on sm_90 not at 9..16 rows of BF16 a where
- * frag_v7_over_gemv says v7 is faster), else to the transposed wgmma GEMM at every M (64,
+ * switch / environment TETRA_GEMV_FRAG), else to the transposed wgmma GEMM at every M (64,
  * 128 or 256 tokens per CTA as for standard weights; switch TETRA_GEMM_FRAG_BT256, default 1)
  * and, where it refuses (not sm_90a, K % 32, alignment), to the reference kernel. */
 #include <math.h>
-#include <stdlib.h>
 
 #include "../core/internal.h"
 #include "../cuda/launch.h"
@@ -110,26 +108,6 @@ static tetra_status launch_gemv(const tetra_gemm_problem *p) {
 /* both Hopper kernel families read 16-bit activations */
 static tetra_status launch_wgmma(const tetra_gemm_problem *p) { return launch_staged(p, tetra_launch_gemm_wgmma); }
 static tetra_status launch_wgmma_t(const tetra_gemm_problem *p) { return launch_staged(p, tetra_launch_gemm_wgmma_t); }
-
-/* Fragment weights, 9 <= M <= 16, sm_90, BF16 a, one batch: from M = 9 the GEMV runs the second
- * token half of its mma tiles (rows g + 8), and v7 (64 tokens per CTA) is then faster where
- * 4096 < N <= 16384 and K <= 4096. Device run 109 (one process, paired, v7's time over the
- * GEMV's at M = 12 / 16): 0.758 / 0.755 (7168x2048), 0.831 / 0.832 (7168x4096), 0.800 / 0.790
- * (14336x2048), 0.827 / 0.814 (14336x4096); the GEMV is faster at K >= 6144 on those N (1.007-1.152,
- * but 0.851 at 16x7168x8192), at N = 18432 and 28672 (1.04-1.55) and on most of N <= 4096 (v7 faster
- * there at 5 of 15 (N, K) by 3-10%: not taken, no simple boundary). Fitted on run 109's grid of
- * 7 N x 5 K (docs/notes/gemm-sm90.md, session 22); TETRA_GEMV_FRAG_V7_RULE=0 in the environment
- * (read once) turns it off. W4A4 (the staging pass in front of either) and L > 1 keep the GEMV:
- * not measured. */
-static int frag_v7_over_gemv(const tetra_gemm_problem *p, const tetra_matrix *a) {
-    static int on = -1; /* a benign race: every thread computes the same value */
-    if (on < 0) {
-        const char *e = getenv("TETRA_GEMV_FRAG_V7_RULE");
-        on = !(e && e[0] == '0' && !e[1]);
-    }
-    return on && p->ctx->sm_major == 9 && a->dtype == TETRA_DTYPE_BF16 && p->batch == 1 && p->m > 8 &&
-           p->n > 4096 && p->n <= 16384 && p->k <= 4096;
-}
 
 static tetra_status check_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_matrix *b,
                                const tetra_matrix *d, const tetra_gemm_options *o) {
@@ -251,7 +229,7 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
         /* the GEMV where it can take the problem (checked here as far as known, so that a
          * W4A4 problem it would refuse is not staged twice); it refuses the rest */
         if (!p.batch_invariant && p.m <= (ctx->sm_major == 9 ? tetra_gemv_frag_max_m_sm90() : 16) &&
-            p.k % 128 == 0 && a->dtype != TETRA_DTYPE_FP16 && tetra_gemv_frag_auto() && !frag_v7_over_gemv(&p, a)) {
+            p.k % 128 == 0 && a->dtype != TETRA_DTYPE_FP16 && tetra_gemv_frag_auto()) {
             st = launch_gemv(&p);
             if (st != TETRA_ERR_UNSUPPORTED) return st;
             tetra_clear_error();
