@@ -44,6 +44,12 @@ expect_msg(2 "--paired-rounds needs a value" tune --out t.txt --paired-rounds)
 # 0 and 32 parse: the error is the next option's (no shapes file needed to get there)
 expect_msg(2 "--samples '0'" tune --out t.txt --paired-rounds 0 --samples 0)
 expect_msg(2 "--samples '0'" tune --out t.txt --paired-rounds 32 --samples 0)
+# tetra tune --table FILE scores an existing table: no --out / --set / --shape with it, held-out
+# shapes needed, and a file that does not load is a usage error before any device work
+expect_msg(2 "--table scores an existing table" tune --table t.txt --out u.txt)
+expect_msg(2 "--table scores an existing table" tune --table t.txt --shape 64x64x64)
+expect_msg(2 "--table needs held-out shapes" tune --table t.txt --holdout-shape none)
+expect_msg(2 "--table: cannot open /nonexistent/t.txt" tune --table /nonexistent/t.txt --holdout-shape 64x64x64)
 # tetra bench --lib-a / --lib-b: the other build is loaded while parsing, so a path that is not
 # a tetra library is a usage error (exit 2 naming the option), before any device work
 expect_msg(2 "--lib-b needs a value" bench --lib-b)

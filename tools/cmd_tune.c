@@ -43,6 +43,7 @@ static int generalises(int c) { return k_configs[c].splits == 0; }
 
 typedef struct {
     const char *sets, *holdout_sets, *shapes_file, *out, *json;
+    const char *score_table; /* --table: score this existing table, no tuning sweep */
     char shape_list[4096], holdout_list[4096];
     int nvfp4, samples, paired_rounds;
 } tune_args;
@@ -90,6 +91,8 @@ static void usage(FILE *f) {
             "  --paired-rounds N       rounds of the paired held-out pass, 0 skips it (4, at most 32)\n"
             "  --shapes-file F         the shapes file\n"
             "  --out TABLE             the dispatch table to write (docs/tuning.md)\n"
+            "  --table FILE            score an existing table on the held-out shapes instead of\n"
+            "                          tuning one (no --out, --set or --shape with it)\n"
             "  --json F                every timing and the held-out score as JSON\n"
             "Use the table with tetra_context_load_dispatch_table(), or copy it to\n"
             "data/dispatch/ to build it into tetra.\n");
@@ -116,6 +119,7 @@ static int parse_args(int argc, char **argv, tune_args *a) {
         else if (!strcmp(o, "--holdout-shape")) snprintf(a->holdout_list, sizeof a->holdout_list, "%s", v);
         else if (!strcmp(o, "--shapes-file")) a->shapes_file = v;
         else if (!strcmp(o, "--out")) a->out = v;
+        else if (!strcmp(o, "--table")) a->score_table = v;
         else if (!strcmp(o, "--json")) a->json = v;
         else if (!strcmp(o, "--a")) {
             if (!strcmp(v, "bf16")) a->nvfp4 = 0;
@@ -146,11 +150,17 @@ static int parse_args(int argc, char **argv, tune_args *a) {
             return -1;
         }
     }
-    if (!a->out) {
+    if (a->score_table) {
+        if (a->out || a->sets || a->shape_list[0]) {
+            fprintf(stderr, "tetra tune: --table scores an existing table: no --out, --set or --shape with it\n");
+            return -1;
+        }
+        a->out = a->score_table; /* the table the held-out TABLE slot loads */
+    } else if (!a->out) {
         fprintf(stderr, "tetra tune: --out TABLE is required (tetra tune --help)\n");
         return -1;
     }
-    if (!a->sets && !a->shape_list[0]) a->sets = "tune";
+    if (!a->score_table && !a->sets && !a->shape_list[0]) a->sets = "tune";
     if (!a->holdout_sets && !a->holdout_list[0]) a->holdout_sets = "decode,seed000,glm5-tp8,moe";
     return 0;
 }
@@ -502,11 +512,22 @@ int cmd_tune(int argc, char **argv) {
         collect(&held, file, strcmp(a.holdout_list, "none") ? a.holdout_sets : NULL, a.holdout_list,
                 "held-out shapes"))
         goto usage_fail;
-    if (train.n == 0) {
+    if (train.n == 0 && !a.score_table) {
         fprintf(stderr, "tetra tune: no tuning shapes\n");
         goto usage_fail;
     }
-    if (bench_check_writable(a.out, msg, sizeof msg) || (a.json && bench_check_writable(a.json, msg, sizeof msg))) {
+    if (a.score_table) { /* a bad table file is a usage error, found before any device work */
+        if (held.n == 0) {
+            fprintf(stderr, "tetra tune: --table needs held-out shapes to score it on\n");
+            goto usage_fail;
+        }
+        if (tetra_dispatch_load(a.out, &table, msg, sizeof msg)) {
+            fprintf(stderr, "tetra tune: --table: %s\n", msg);
+            goto usage_fail;
+        }
+    }
+    if ((!a.score_table && bench_check_writable(a.out, msg, sizeof msg)) ||
+        (a.json && bench_check_writable(a.json, msg, sizeof msg))) {
         fprintf(stderr, "tetra tune: %s\n", msg);
         goto usage_fail;
     }
@@ -517,7 +538,7 @@ int cmd_tune(int argc, char **argv) {
     }
     bench_iso_date(date, sizeof date);
     bench_git_commit(commit, sizeof commit);
-    tr = (tune_row *)calloc((size_t)train.n, sizeof *tr);
+    tr = (tune_row *)calloc((size_t)(train.n ? train.n : 1), sizeof *tr);
     hr = (tune_row *)calloc((size_t)(held.n ? held.n : 1), sizeof *hr);
     if (!tr || !hr) {
         fprintf(stderr, "tetra tune: out of host memory\n");
@@ -537,12 +558,15 @@ int cmd_tune(int argc, char **argv) {
                config_name(tr[i].best, b1, sizeof b1), tr[i].best >= 0 ? tr[i].us[tr[i].best] : NAN,
                tr[i].auto_us, tr[i].gate_msg);
     }
-    if (write_table(a.out, &a, &s, tr, train.n, commit, date)) {
+    if (a.score_table) {
+        printf("scoring %s (no tuning sweep)\n", a.out);
+    } else if (write_table(a.out, &a, &s, tr, train.n, commit, date)) {
         fprintf(stderr, "tetra tune: cannot write %s: %s\n", a.out, strerror(errno));
         goto close;
+    } else {
+        printf("wrote %s\n", a.out);
     }
-    printf("wrote %s\n", a.out);
-    if (held.n && tetra_dispatch_load(a.out, &table, msg, sizeof msg)) {
+    if (held.n && !a.score_table && tetra_dispatch_load(a.out, &table, msg, sizeof msg)) {
         fprintf(stderr, "tetra tune: %s\n", msg);
         goto close;
     }
@@ -670,15 +694,16 @@ int cmd_tune(int argc, char **argv) {
     }
     rc = 0;
 close:
-    tetra_dispatch_free(&table);
     bench_session_close(&s);
 done:
+    tetra_dispatch_free(&table);
     free(tr);
     free(hr);
     bench_shapes_free(&train);
     bench_shapes_free(&held);
     return rc;
 usage_fail:
+    tetra_dispatch_free(&table);
     bench_shapes_free(&train);
     bench_shapes_free(&held);
     return 2;
