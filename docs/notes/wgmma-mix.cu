@@ -36,10 +36,19 @@
  * (the integer part: no HMUL2, no SHFL), v_fp32 (each HMUL2 two dependent FMULs), v_lds (the 3 LDS
  * and the 4 SHFLs only); see dequant_var. Their loops are kept at two K-tiles (unroll 1): the base
  * kernels' SASS is unchanged.
+ * SPLIT (third part, session 22: is the serialization per warp or per SM?), RS form, kernel
+ * probe_split (one kernel, WT a run-time argument): WT warpgroups run only T, WD other warpgroups
+ * only D (v7's full mix, no wgmma at run time), each group its own iters K-tiles with no
+ * synchronisation between the groups; configurations (WT, WD) = (2, 2), (2, 1), (1, 1), (1, 2) and
+ * the references (1, 0), (2, 0), (0, 1), (0, 2) (one group alone, the same machine code).
  * Output: CSV, one row per form x mode x W (variant "-"), then one per variant x mode x W: cycles
  * per K-tile per CTA (clock64 of each warpgroup's first thread around the loop, max over the CTA's
  * warpgroups, median over CTAs; the median of 3 timed launches after a warm-up), and TD / (T + D),
- * TD / max(T, D) against the same form's and W's T row and the same variant's D row.
+ * TD / max(T, D) against the same form's and W's T row and the same variant's D row. Then the SPLIT
+ * rows (mode SPLIT, w = WT + WD, variant tXdY_cta / tXdY_tgrp / tXdY_dgrp: per CTA the max over all
+ * warpgroups / over the T group's / over the D group's, each a median over CTAs; a reference has its
+ * _cta row only), t_cyc / d_cyc the t<WT>d0 / t0d<WD> references, over_sum = row / (T_alone +
+ * D_alone), over_max = row / max(T_alone, D_alone).
  * Build: nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -o wgmma-mix docs/notes/wgmma-mix.cu
  * Run:   ./wgmma-mix [iters] > wgmma-mix.csv   (iters even, default 2048) */
 #include <algorithm>
@@ -397,6 +406,111 @@ __global__ void __launch_bounds__(128 * W, 1) probe(int iters, long long *cycles
     sink[blockIdx.x * blockDim.x + threadIdx.x] = fold ^ __float_as_uint(sum) ^ (stamp & 1u);
 }
 
+/* SPLIT (session 22, helper wgmix3): is the serialization per warp or per SM? Warpgroups
+ * 0 .. WT - 1 run only T (RS: 4 wgmmas per K-tile on their fragment registers, commit,
+ * wait_group 1), warpgroups WT .. WT + WD - 1 run only D (v7's full mix into the alternating
+ * fragment sets, no wgmma at run time), each group its own `iters` K-tiles, no synchronisation
+ * between the groups after the __syncthreads before the loops. WD = 0 / WT = 0: the references
+ * (T alone at WT, D alone at WD). WT is a run-time argument and WD = blockDim.x / 128 - WT: one
+ * kernel for every configuration, so the references run the same machine code as the splits. The loops
+ * are `probe`'s T and D steps (a clock read at the top of each K-tile); the D branch keeps mode D's
+ * never-run wgmma (the T branch's HGMMAs already keep HMUL2 off the tensor pipe; this way the D
+ * loop does not depend on that). The D warpgroups address the code / scale tables as warpgroups
+ * 0 .. WD - 1 (as `probe` at W = WD). Launch bounds 512 (the (2, 2) case: <= 128 registers per
+ * thread), one CTA per SM (the 200 KiB request). */
+__global__ void __launch_bounds__(512, 1) probe_split(int iters, int wt, long long *cycles, int *smids,
+                                                      uint32_t *sink) {
+    extern __shared__ __align__(1024) uint8_t smem[];
+    const uint32_t base = ((uint32_t)__cvta_generic_to_shared(smem) + 1023u) & ~1023u;
+    for (uint32_t i = threadIdx.x; i < OFF_RAW / 4; i += blockDim.x) sts32(base + 4 * i, 0x3C003C01u + (i & 7));
+    for (uint32_t i = threadIdx.x; i < (OFF_SC - OFF_RAW) / 4; i += blockDim.x)
+        sts32(base + OFF_RAW + 4 * i, (i * 0x9E3779B9u) ^ (i >> 3));
+    for (uint32_t i = threadIdx.x; i < (USED - OFF_SC) / 4; i += blockDim.x)
+        sts32(base + OFF_SC + 4 * i, 0x30303030u + (i & 0x0F0F0F0Fu));
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
+
+    const uint32_t wg = __shfl_sync(0xFFFFFFFFu, threadIdx.x / 128, 0);
+    const bool tensor_group = wg < (uint32_t)wt;
+    const uint32_t dwg = tensor_group ? 0 : wg - (uint32_t)wt; /* the D warpgroup's index within its group */
+    const uint32_t t = threadIdx.x % 128, lane = t % 32, warp = t / 32;
+    const uint32_t g = lane / 4, tq = lane % 4;
+    const uint32_t r = 64 * dwg + 16 * warp + g;
+    const uint32_t raw0 = base + OFF_RAW + 2048 * dwg + 16 * t;
+    const uint32_t sc00 = base + OFF_SC + 4 * r, sc10 = base + OFF_SC + 4 * (r + 8);
+    const uint32_t qsel = tq | tq << 4 | (4 + tq) << 8 | (4 + tq) << 12;
+    float acc[32];
+#pragma unroll
+    for (int i = 0; i < 32; i++) acc[i] = 0.0f;
+    uint32_t f0[16], f1[16], stamp = 0;
+#pragma unroll
+    for (int j = 0; j < 16; j++) f0[j] = f1[j] = 0x3C003C01u + j + t % 3;
+
+    auto tensor_step = [&](int i, uint32_t(&cur)[16]) { /* mode T, RS */
+        uint32_t clk;
+        asm volatile("mov.u32 %0, %%clock;\n" : "=r"(clk)::"memory");
+        stamp ^= clk;
+        const uint32_t b = base + OFF_B + (uint32_t)(i % NB) * TILE;
+        acc_fence(acc);
+        wg_fence();
+#pragma unroll
+        for (int s = 0; s < 4; s++) wgmma_rs(acc, cur + 4 * s, desc_of(b + 32 * s));
+        wg_commit();
+        acc_fence(acc);
+        wg_wait<1>();
+        acc_fence(acc);
+    };
+    auto dequant_step = [&](int i, uint32_t(&nxt)[16]) { /* mode D: K-tile i + 1 into nxt */
+        uint32_t clk;
+        asm volatile("mov.u32 %0, %%clock;\n" : "=r"(clk)::"memory");
+        stamp ^= clk;
+        const uint32_t k = (uint32_t)(i + 1) % NK;
+        dequant(nxt, raw0 + k * RAW_KT, sc00 + k * SC_KT, sc10 + k * SC_KT, qsel);
+        pin16(nxt);
+    };
+
+    __syncthreads();
+    long long t0, t1;
+    if (tensor_group) {
+        t0 = clock64();
+        for (int i = 0; i < iters; i += 2) {
+            tensor_step(i, f0);
+            tensor_step(i + 1, f1);
+        }
+        wg_wait<0>();
+        acc_fence(acc);
+        t1 = clock64();
+    } else {
+        t0 = clock64();
+        for (int i = 0; i < iters; i += 2) {
+            dequant_step(i, f1);
+            dequant_step(i + 1, f0);
+        }
+        acc_fence(acc);
+        t1 = clock64();
+        if (iters < 0) { /* never runs (as in mode D's kernel) */
+            wg_fence();
+            wgmma_rs(acc, f0, desc_of(base));
+            wg_commit();
+            wg_wait<0>();
+            acc_fence(acc);
+        }
+    }
+    if (t == 0) cycles[blockIdx.x * 4 + wg] = t1 - t0;
+    if (threadIdx.x == 0) {
+        int smid;
+        asm volatile("mov.u32 %0, %%smid;\n" : "=r"(smid));
+        smids[blockIdx.x] = smid;
+    }
+    uint32_t fold = 0;
+    float sum = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 16; j++) fold ^= f0[j] ^ (f1[j] << 1);
+#pragma unroll
+    for (int i = 0; i < 32; i++) sum += acc[i];
+    sink[blockIdx.x * blockDim.x + threadIdx.x] = fold ^ __float_as_uint(sum) ^ (stamp & 1u);
+}
+
 struct row_t {
     int form, mode, w, var; /* var: -1 for the base rows (forms x modes x W), else the dequantization variant */
     double med, p10, p90;
@@ -475,6 +589,70 @@ template <int W> static void run_vars(std::vector<row_t> &rows, int sms, int ite
     run_var<W, VAR_LDS>(rows, sms, iters);
 }
 
+/* SPLIT rows: per launch and CTA, the max over the T group's warpgroups, over the D group's, and
+ * over all (the CTA); each quantity's median over CTAs, then the median of the 3 timed launches
+ * (p10 / p90 over CTAs from the launch that gave that median) */
+struct split_t {
+    int wt, wd;
+    double med[3], p10[3], p90[3]; /* [0] the CTA, [1] the T group, [2] the D group (0 where absent) */
+    int one_per_sm;
+};
+
+static split_t run_split(int wt, int wd, int sms, int iters) {
+    const int w_all = wt + wd;
+    long long *cyc;
+    int *smid;
+    uint32_t *sink;
+    CHECK(cudaMalloc(&cyc, sizeof(long long) * sms * 4));
+    CHECK(cudaMalloc(&smid, sizeof(int) * sms));
+    CHECK(cudaMalloc(&sink, sizeof(uint32_t) * sms * 128 * w_all));
+    CHECK(cudaMemset(cyc, 0, sizeof(long long) * sms * 4));
+    CHECK(cudaFuncSetAttribute(probe_split, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+    int per_sm = 0;
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, probe_split, 128 * w_all, SMEM_BYTES));
+    std::vector<long long> h(sms * 4);
+    std::vector<int> hs(sms);
+    std::vector<std::vector<double>> launches[3];
+    int distinct_all = 1;
+    for (int rep = 0; rep < 4; rep++) { /* a warm-up, then 3 timed */
+        probe_split<<<sms, 128 * w_all, SMEM_BYTES>>>(iters, wt, cyc, smid, sink);
+        CHECK(cudaGetLastError());
+        CHECK(cudaDeviceSynchronize());
+        if (rep == 0) continue;
+        CHECK(cudaMemcpy(h.data(), cyc, sizeof(long long) * sms * 4, cudaMemcpyDeviceToHost));
+        CHECK(cudaMemcpy(hs.data(), smid, sizeof(int) * sms, cudaMemcpyDeviceToHost));
+        std::sort(hs.begin(), hs.end());
+        if (std::unique(hs.begin(), hs.end()) != hs.end()) distinct_all = 0;
+        std::vector<double> per[3];
+        for (int c = 0; c < sms; c++) {
+            long long m[3] = {0, 0, 0};
+            for (int w = 0; w < w_all; w++) {
+                const long long x = h[c * 4 + w];
+                m[0] = std::max(m[0], x);
+                m[w < wt ? 1 : 2] = std::max(m[w < wt ? 1 : 2], x);
+            }
+            for (int q = 0; q < 3; q++) per[q].push_back((double)m[q] / iters);
+        }
+        for (int q = 0; q < 3; q++) {
+            std::sort(per[q].begin(), per[q].end());
+            launches[q].push_back(per[q]);
+        }
+    }
+    CHECK(cudaFree(cyc));
+    CHECK(cudaFree(smid));
+    CHECK(cudaFree(sink));
+    split_t x = {wt, wd, {0}, {0}, {0}, per_sm == 1 && distinct_all};
+    auto by_median = [](const std::vector<double> &a, const std::vector<double> &b) {
+        return a[a.size() / 2] < b[b.size() / 2];
+    };
+    for (int q = 0; q < 3; q++) {
+        std::sort(launches[q].begin(), launches[q].end(), by_median);
+        const std::vector<double> &mid = launches[q][1];
+        x.med[q] = mid[mid.size() / 2], x.p10[q] = mid[mid.size() / 10], x.p90[q] = mid[mid.size() * 9 / 10];
+    }
+    return x;
+}
+
 int main(int argc, char **argv) {
     const int iters = argc > 1 ? atoi(argv[1]) : 2048;
     if (iters < 2 || iters % 2) {
@@ -491,6 +669,9 @@ int main(int argc, char **argv) {
     run_w<4>(rows, sms, iters);
     run_vars<2>(rows, sms, iters);
     run_vars<4>(rows, sms, iters);
+    std::vector<split_t> split; /* the references (one group alone) first, then the four splits */
+    static const int split_cfg[8][2] = {{1, 0}, {2, 0}, {0, 1}, {0, 2}, {2, 2}, {2, 1}, {1, 1}, {1, 2}};
+    for (const auto &c : split_cfg) split.push_back(run_split(c[0], c[1], sms, iters));
     printf("form,mode,w,ctas,iters,cyc_per_ktile_cta,p10,p90,tensor_cyc,tensor_share,t_cyc,d_cyc,"
            "over_sum,over_max,one_per_sm,variant\n");
     int bad = 0;
@@ -508,6 +689,27 @@ int main(int argc, char **argv) {
                x.one_per_sm, x.var < 0 ? "-" : var_name[x.var]);
         bad |= !x.one_per_sm;
     }
-    fprintf(stderr, "device clock %.0f MHz (nominal); %zu rows\n", clock_khz / 1e3, rows.size());
+    /* SPLIT rows (form RS, mode SPLIT, w = WT + WD, variant tXdY_cta / _tgrp / _dgrp; a reference
+     * has its _cta row only): t_cyc = T alone at WT warpgroups (the t<WT>d0 reference), d_cyc = D
+     * alone at WD (t0d<WD>), so over_sum = row / (T_alone + D_alone), over_max = row / max */
+    size_t nsplit = 0;
+    for (const split_t &x : split) {
+        double tc = 0, dc = 0;
+        for (const split_t &y : split) {
+            if (y.wd == 0 && y.wt == x.wt) tc = y.med[0];
+            if (y.wt == 0 && y.wd == x.wd) dc = y.med[0];
+        }
+        static const char *const part[] = {"cta", "tgrp", "dgrp"};
+        for (int q = 0; q < 3; q++) {
+            if (q > 0 && (x.wt == 0 || x.wd == 0)) continue;
+            const double tensor = 4.0 * 32.0 * x.wt;
+            printf("RS,SPLIT,%d,%d,%d,%.1f,%.1f,%.1f,%.0f,%.3f,%.1f,%.1f,%.3f,%.3f,%d,t%dd%d_%s\n", x.wt + x.wd, sms,
+                   iters, x.med[q], x.p10[q], x.p90[q], tensor, q == 2 ? 0.0 : tensor / x.med[q], tc, dc,
+                   x.med[q] / (tc + dc), x.med[q] / std::max(tc, dc), x.one_per_sm, x.wt, x.wd, part[q]);
+            nsplit++;
+        }
+        bad |= !x.one_per_sm;
+    }
+    fprintf(stderr, "device clock %.0f MHz (nominal); %zu rows\n", clock_khz / 1e3, rows.size() + nsplit);
     return bad ? 2 : 0;
 }
