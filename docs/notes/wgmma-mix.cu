@@ -291,6 +291,36 @@ __device__ __forceinline__ void dequant_var(uint32_t (&f)[16], uint32_t raw, uin
     }
 }
 
+/* The wgmma a dequant-only loop carries but never runs (under iters < 0; see the note at the top) */
+__device__ __forceinline__ void never_run_wgmma(float (&acc)[32], const uint32_t *f, uint32_t base) {
+    wg_fence();
+    wgmma_rs(acc, f, desc_of(base));
+    wg_commit();
+    wg_wait<0>();
+    acc_fence(acc);
+}
+
+/* A kernel's results (both kernels): its warpgroup's loop cycles (t1 - t0), the CTA's SM, and
+ * every fragment register and accumulator folded into one word per thread (so that none of the
+ * loop's work can be dropped) */
+__device__ __forceinline__ void probe_finish(long long t0, long long t1, uint32_t t, uint32_t wg, long long *cycles,
+                                             int *smids, uint32_t *sink, const uint32_t *f0, const uint32_t *f1,
+                                             const float (&acc)[32], uint32_t stamp) {
+    if (t == 0) cycles[blockIdx.x * 4 + wg] = t1 - t0;
+    if (threadIdx.x == 0) {
+        int smid;
+        asm volatile("mov.u32 %0, %%smid;\n" : "=r"(smid));
+        smids[blockIdx.x] = smid;
+    }
+    uint32_t fold = 0;
+    float sum = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 16; j++) fold ^= f0[j] ^ (f1[j] << 1);
+#pragma unroll
+    for (int i = 0; i < 32; i++) sum += acc[i];
+    sink[blockIdx.x * blockDim.x + threadIdx.x] = fold ^ __float_as_uint(sum) ^ (stamp & 1u);
+}
+
 template <int MODE, int FORM, int W, int VAR = VAR_FULL>
 __global__ void __launch_bounds__(128 * W, 1) probe(int iters, long long *cycles, int *smids, uint32_t *sink) {
     extern __shared__ __align__(1024) uint8_t smem[];
@@ -384,26 +414,8 @@ __global__ void __launch_bounds__(128 * W, 1) probe(int iters, long long *cycles
     if (MODE != MODE_D) wg_wait<0>();
     acc_fence(acc);
     const long long t1 = clock64();
-    if (MODE == MODE_D && iters < 0) { /* never runs (see the note at the top) */
-        wg_fence();
-        wgmma_rs(acc, f0, desc_of(base));
-        wg_commit();
-        wg_wait<0>();
-        acc_fence(acc);
-    }
-    if (t == 0) cycles[blockIdx.x * 4 + wg] = t1 - t0;
-    if (threadIdx.x == 0) {
-        int smid;
-        asm volatile("mov.u32 %0, %%smid;\n" : "=r"(smid));
-        smids[blockIdx.x] = smid;
-    }
-    uint32_t fold = 0;
-    float sum = 0.0f;
-#pragma unroll
-    for (int j = 0; j < 16; j++) fold ^= f0[j] ^ (f1[j] << 1);
-#pragma unroll
-    for (int i = 0; i < 32; i++) sum += acc[i];
-    sink[blockIdx.x * blockDim.x + threadIdx.x] = fold ^ __float_as_uint(sum) ^ (stamp & 1u);
+    if (MODE == MODE_D && iters < 0) never_run_wgmma(acc, f0, base); /* see the note at the top */
+    probe_finish(t0, t1, t, wg, cycles, smids, sink, f0, f1, acc, stamp);
 }
 
 /* SPLIT (session 22, helper wgmix3): is the serialization per warp or per SM? Warpgroups
@@ -488,27 +500,9 @@ __global__ void __launch_bounds__(512, 1) probe_split(int iters, int wt, long lo
         }
         acc_fence(acc);
         t1 = clock64();
-        if (iters < 0) { /* never runs (as in mode D's kernel) */
-            wg_fence();
-            wgmma_rs(acc, f0, desc_of(base));
-            wg_commit();
-            wg_wait<0>();
-            acc_fence(acc);
-        }
+        if (iters < 0) never_run_wgmma(acc, f0, base); /* as in mode D's kernel */
     }
-    if (t == 0) cycles[blockIdx.x * 4 + wg] = t1 - t0;
-    if (threadIdx.x == 0) {
-        int smid;
-        asm volatile("mov.u32 %0, %%smid;\n" : "=r"(smid));
-        smids[blockIdx.x] = smid;
-    }
-    uint32_t fold = 0;
-    float sum = 0.0f;
-#pragma unroll
-    for (int j = 0; j < 16; j++) fold ^= f0[j] ^ (f1[j] << 1);
-#pragma unroll
-    for (int i = 0; i < 32; i++) sum += acc[i];
-    sink[blockIdx.x * blockDim.x + threadIdx.x] = fold ^ __float_as_uint(sum) ^ (stamp & 1u);
+    probe_finish(t0, t1, t, wg, cycles, smids, sink, f0, f1, acc, stamp);
 }
 
 struct row_t {
