@@ -1520,22 +1520,27 @@ template <int BT> struct cfg_t {
         NACC = BT / 2,
         /* TETRA_GEMM_V7_SCALE_PAIRS: the converted-scale ring, SPS stages of KT K-tiles, a
          * K-tile's pairs 16 bytes per row (row r at 16 r: a warp's 8 rows g are 128 contiguous
-         * bytes, conflict-free LDS.128); its full barriers follow the others. The converter may
-         * run SPS stages ahead of the consumers (4: 8 K-tiles at KT 2); 16 KiB with KT = 2
-         * (SMEM_BYTES 193,824 / 208,112 at BT 64 / 128). Without the switch: no bytes. */
+         * bytes, conflict-free LDS.128); its full barriers follow the others. Raw stage s uses
+         * converted slot s % SPS, so the consumers derive it from their raw ring position (no
+         * ring counters of its own in the K loop): SPS = SR where it fits (BT 64: 48 KiB,
+         * SMEM_BYTES 226,656), else SR / 2 (BT 128: 20 KiB, 212,216), whose phase is then
+         * (slot >= SPS). Without the switch: no bytes. */
         SP_ON = TETRA_GEMM_V7_SCALE_PAIRS,
-        SPS = 4,
         SP_TILE_BYTES = BN * 16,
         SP_STAGE_BYTES = KT * SP_TILE_BYTES,
         OFF_A = 0,
         OFF_BRAW = OFF_A + SA * A_STAGE_BYTES,
         OFF_BSC = OFF_BRAW + SR * RAW_STAGE_BYTES,
         OFF_SP = OFF_BSC + SR * SC_STAGE_BYTES,
+        SPS = OFF_SP + SR * SP_STAGE_BYTES + (2 * SA + 3 * SR) * 8 + 1024 <= 227 * 1024 ? SR : SR / 2,
         OFF_BAR = OFF_SP + (SP_ON ? SPS * SP_STAGE_BYTES : 0),
         SMEM_BYTES = OFF_BAR + (2 * SA + 2 * SR + (SP_ON ? SPS : 0)) * 8 + 1024 /* + alignment slack */
     };
 };
 static_assert(cfg_t<64>::OFF_SP % 16 == 0 && cfg_t<128>::OFF_SP % 16 == 0, "converted scales: 16-byte rows");
+static_assert((cfg_t<64>::SPS == cfg_t<64>::SR || cfg_t<64>::SPS * 2 == cfg_t<64>::SR) &&
+                  (cfg_t<128>::SPS == cfg_t<128>::SR || cfg_t<128>::SPS * 2 == cfg_t<128>::SR),
+              "converted slot = raw slot % SPS");
 static_assert(cfg_t<64>::SMEM_BYTES <= 227 * 1024 && cfg_t<128>::SMEM_BYTES <= 227 * 1024, "shared memory");
 /* a consumer holds an A stage until the next stage's first wait<1>: a ring of one would deadlock */
 static_assert(cfg_t<64>::SA >= 2 && cfg_t<128>::SA >= 2 && cfg_t<64>::SR >= 2 && cfg_t<128>::SR >= 2, "ring depths");
@@ -1675,17 +1680,18 @@ __device__ __forceinline__ void store_tile_t(const float (&acc)[BT / 2], const s
 }
 
 /* TETRA_GEMM_V7_SCALE_PAIRS: producer warps 2 and 3 (cw = 0, 1; V7_SP_CONVERTERS threads)
- * convert the scale codes of every raw stage into the converted-scale ring: for stage i (its
- * K-tiles kt0 + i .., nt of them) wait until the consumers released stage i - SPS (the raw
- * ring's rempty: a consumer arrives there after all its reads of that stage, converted pairs
- * included, so the converted slot is free too; no barrier of its own), wait for raw stage i
- * (rfull), convert, arrive on spfull. Warp cw takes K-tile u = cw of the stage (KT = 1: warp 1
- * only arrives): lane q reads bytes 16q .. 16q + 15 of the K-tile's 512 scale bytes (one
- * LDS.128, conflict-free), the codes of rows q + 32j (bulk 128x4 block layout) or 4q + j
- * ([row][4]), and stores row r's 4 pair words at 16 r (bulk: conflict-free STS.128). Shared
- * memory only: no griddepcontrol.wait needed (the raw stages it waits on were issued after
- * the raw warp's). No deadlock: the consumers' stage c needs this warp at c, which needs the
- * consumers past c - SPS and raw stage c (the raw warp needs the consumers past c - SR). */
+ * convert the scale codes of every raw stage into the converted-scale ring (cfg_t's SPS; raw
+ * stage s -> converted slot s % SPS): for stage i (K-tiles kt0 + i .., nt of them) wait until
+ * the consumers released stage i - SPS (the raw ring's rempty: a consumer arrives there after
+ * all its reads of a stage, converted pairs included, so that converted slot is free too; no
+ * barrier of its own), wait for raw stage i (rfull), convert, arrive on spfull. Warp cw takes
+ * K-tile u = cw of the stage (KT = 1: warp 1 only arrives): lane q reads bytes 16q .. 16q + 15
+ * of the K-tile's 512 scale bytes (one LDS.128, conflict-free), the codes of rows q + 32j
+ * (bulk 128x4 block layout) or 4q + j ([row][4]), and stores row r's 4 pair words at 16 r
+ * (bulk: conflict-free STS.128). Shared memory only: no griddepcontrol.wait needed (the raw
+ * stages it waits on were issued after the raw warp's). No deadlock: the consumers' stage c
+ * needs this warp at c, which needs the consumers past c - SPS and raw stage c (the raw warp
+ * needs the consumers past c - SR). */
 enum { V7_SP_CONVERTERS = 64 };
 template <bool IS_BF16, class C>
 __device__ __forceinline__ void convert_scale_stages(const sm90_params &p, uint32_t sb, uint32_t rfull,
@@ -1694,18 +1700,19 @@ __device__ __forceinline__ void convert_scale_stages(const sm90_params &p, uint3
     const uint32_t src_off = cw * C::BSC_BYTES + 16 * lane;
     const uint32_t dst_off = cw * C::SP_TILE_BYTES + (p.scale_bulk ? 16 * lane : 64 * lane);
     const uint32_t dst_step = p.scale_bulk ? 32 * 16 : 16; /* row q + 32 (j + 1), or 4q + j + 1 */
-    ring_pos<C::SR> rr = {0, 0}, rl = {0, 0}; /* raw stage i, and i - SPS (its release) */
-    ring_pos<C::SPS> rs = {0, 0};
-    for (int i = 0, st = 0; i < nk; i += C::KT, st++) {
-        if (st >= C::SPS) {
-            mbar_wait(rempty + 8 * rl.slot, rl.phase); /* stage i - SPS released */
-            rl.next();
-        }
+    ring_pos<C::SR> rr = {0, 0};
+    for (int i = 0; i < nk; i += C::KT, rr.next()) {
+        /* converted slot; stage i - SPS: raw slot rr.slot (SPS = SR) or rr.slot -+ SPS, of the
+         * previous round unless hi (the first round's parity passes on fresh barriers) */
+        const bool hi = C::SPS < C::SR && rr.slot >= C::SPS;
+        const uint32_t slot = hi ? rr.slot - C::SPS : rr.slot;
+        const uint32_t eslot = C::SPS == C::SR ? rr.slot : hi ? rr.slot - C::SPS : rr.slot + C::SPS;
+        mbar_wait(rempty + 8 * eslot, hi ? rr.phase : rr.phase ^ 1); /* stage i - SPS released */
         mbar_wait(rfull + 8 * rr.slot, rr.phase);
-        if ((int)cw < min((int)C::KT, nk - i)) {
+        if ((int)cw < C::KT && (int)cw < nk - i) { /* K-tile cw is in the stage (the last may hold fewer) */
             const uint4 c = lds128(sb + C::OFF_BSC + rr.slot * C::SC_STAGE_BYTES + src_off);
             const uint32_t codes[4] = {c.x, c.y, c.z, c.w};
-            const uint32_t dst = sb + C::OFF_SP + rs.slot * C::SP_STAGE_BYTES + dst_off;
+            const uint32_t dst = sb + C::OFF_SP + slot * C::SP_STAGE_BYTES + dst_off;
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 uint32_t sp[4];
@@ -1713,9 +1720,7 @@ __device__ __forceinline__ void convert_scale_stages(const sm90_params &p, uint3
                 sts128(dst + j * dst_step, sp[0], sp[1], sp[2], sp[3]);
             }
         }
-        mbar_arrive(spfull + 8 * rs.slot); /* release: after this thread's stores */
-        rr.next();
-        rs.next();
+        mbar_arrive(spfull + 8 * slot); /* release: after this thread's stores */
     }
 }
 #endif
@@ -1853,7 +1858,6 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
     const uint32_t aempty_peer = PAIR ? mapa_shared(aempty, cta_rank ^ 1u) : 0u;
     ring_pos<C::SA> ra = {0, 0};
     ring_pos<C::SR> rr = {0, 0};
-    ring_pos<C::SPS> rs = {0, 0}; /* TETRA_GEMM_V7_SCALE_PAIRS: the converted stage, with rr */
     uint32_t a_prev = 0;
     uint32_t f0[16], f1[16];
     if (diag == 1 || diag == 4) /* the timing diagnostic never writes them */
@@ -1882,9 +1886,13 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
      * last releases it */
     auto load_frag = [&](uint32_t (&f)[16], uint32_t *tr_row, const int u) {
         (void)tr_row;
+        /* TETRA_GEMM_V7_SCALE_PAIRS: raw stage rr's converted slot (cfg_t's SPS) */
+        const bool sp_hi = C::SPS < C::SR && rr.slot >= C::SPS;
+        const uint32_t sp_slot = sp_hi ? rr.slot - C::SPS : rr.slot;
+        const uint32_t sp_phase = C::SPS < C::SR ? (uint32_t)sp_hi : rr.phase;
         if (u == 0) {
             mbar_wait(rfull + 8 * rr.slot, rr.phase);
-            if (C::SP_ON) mbar_wait(spfull + 8 * rs.slot, rs.phase); /* its scales converted */
+            if (C::SP_ON) mbar_wait(spfull + 8 * sp_slot, sp_phase); /* its scales converted */
         }
         V7_STAMP(tr_row, V7_TK_C_RFULL);
         const uint32_t sc = sb + C::OFF_BSC + rr.slot * C::SC_STAGE_BYTES + u * C::BSC_BYTES;
@@ -1892,7 +1900,7 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
         if (diag == 1 || diag == 4) { /* DIAG: no dequantization (nor its shared-memory reads) */
         } else if (C::SP_ON) {
             /* the pairs of rows r and r + 8, four k16 steps each (convert_scale_stages) */
-            const uint32_t spa = sb + C::OFF_SP + rs.slot * C::SP_STAGE_BYTES + u * C::SP_TILE_BYTES + sp_off;
+            const uint32_t spa = sb + C::OFF_SP + sp_slot * C::SP_STAGE_BYTES + u * C::SP_TILE_BYTES + sp_off;
             const uint4 p0 = lds128(spa), p1 = lds128(spa + 8 * 16);
             const uint32_t spq[2][4] = {{p0.x, p0.y, p0.z, p0.w}, {p1.x, p1.y, p1.z, p1.w}};
             if (FRAG) dequant_frag_pairs<IS_BF16>(f, spq, [&] { return lds128(raw); });
@@ -1905,10 +1913,7 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
         /* after the arrive (which ptxas schedules right after the loads; a reading before it
          * would hold it behind the arithmetic: nothing moves across a clock read) */
         V7_STAMP(tr_row, V7_TK_C_DEQUANT);
-        if (u == C::KT - 1) {
-            rr.next();
-            if (C::SP_ON) rs.next();
-        }
+        if (u == C::KT - 1) rr.next();
     };
     /* K-tile i, K-tile u = i % KT (a constant at both calls) of A stage ra */
     auto step = [&](int i, const uint32_t (&cur)[16], uint32_t (&nxt)[16], const int u) {
