@@ -984,11 +984,11 @@ __device__ __forceinline__ void scale_pairs_quad(uint32_t c0, uint32_t c1, uint3
  * of row g (row g + 8 is 256 bytes on); sc0/sc1: the 4 block scales (one per k16 step,
  * 4 consecutive bytes in both smem layouts) of rows g and g + 8; sel = t | (t + 4) << 4
  * picks byte t of two words with one PRMT. */
+/* dequant_frag_sp: the same with the scale pairs given (spq[h][s]: row g + 8h, step s), from
+ * scale_pairs_quad or (TETRA_GEMM_V7_SCALE_PAIRS) from the converted-scale ring. */
 template <bool IS_BF16>
-__device__ __forceinline__ void dequant_frag(uint32_t (&f)[16], uint32_t raw, uint32_t sc0, uint32_t sc1,
-                                             uint32_t sel) {
-    uint32_t spq[2][4];
-    scale_pairs_quad<IS_BF16>(lds32(sc0), lds32(sc1), sel & 3u, spq[0], spq[1]);
+__device__ __forceinline__ void dequant_frag_sp(uint32_t (&f)[16], uint32_t raw, const uint32_t (&spq)[2][4],
+                                                uint32_t sel) {
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         const uint4 lo = lds128(raw + 256 * h), hi = lds128(raw + 256 * h + 16);
@@ -1008,6 +1008,13 @@ __device__ __forceinline__ void dequant_frag(uint32_t (&f)[16], uint32_t raw, ui
         }
     }
 }
+template <bool IS_BF16>
+__device__ __forceinline__ void dequant_frag(uint32_t (&f)[16], uint32_t raw, uint32_t sc0, uint32_t sc1,
+                                             uint32_t sel) {
+    uint32_t spq[2][4];
+    scale_pairs_quad<IS_BF16>(lds32(sc0), lds32(sc1), sel & 3u, spq[0], spq[1]);
+    dequant_frag_sp<IS_BF16>(f, raw, spq, sel);
+}
 
 /* One K-tile of this thread's wgmma A fragments from a TETRA_SCALE_FRAGMENT_128X64 stage
  * (src/format/nvfp4_codec.h; docs/notes/fragment-layout.md): the thread's 16 bytes at `raw`
@@ -1023,14 +1030,11 @@ template <bool IS_BF16> __device__ __forceinline__ uint32_t frag_half2(uint32_t 
     if (IS_BF16) return bf16_bits;
     return ((bf16_bits << 3) | bf16_bits) & 0x8E008E00u;
 }
-/* The arithmetic, on the scale codes c0 / c1 of rows g / g + 8 and the 16 bytes load_v()
- * returns (a shared-memory load: v7; values loaded ahead of the W-empty wait: the BT-256
- * FRAG transform, dequant_frag_words). */
+/* The arithmetic, on the scale pairs spq (spq[h][s]: row g + 8h, step s) and the 16 bytes
+ * load_v() returns (a shared-memory load: v7; values loaded ahead of the W-empty wait: the
+ * BT-256 FRAG transform, dequant_frag_words). */
 template <bool IS_BF16, class LOAD_V>
-__device__ __forceinline__ void dequant_frag_codes(uint32_t (&f)[16], uint32_t c0, uint32_t c1, uint32_t sel,
-                                                   LOAD_V load_v) {
-    uint32_t spq[2][4];
-    scale_pairs_quad<IS_BF16>(c0, c1, sel & 3u, spq[0], spq[1]);
+__device__ __forceinline__ void dequant_frag_pairs(uint32_t (&f)[16], const uint32_t (&spq)[2][4], LOAD_V load_v) {
     const uint4 v = load_v();
     const uint32_t w[4] = {v.x, v.y, v.z, v.w};
     const uint32_t M = 0x81C081C0u;
@@ -1042,6 +1046,14 @@ __device__ __forceinline__ void dequant_frag_codes(uint32_t (&f)[16], uint32_t c
         f[4 * s + 2] = mul2<IS_BF16>(frag_half2<IS_BF16>((x << 6) & M), spq[0][s]);
         f[4 * s + 3] = mul2<IS_BF16>(frag_half2<IS_BF16>(((x >> 7) & 0x00D800D8u) * 0x821u & M), spq[1][s]);
     }
+}
+/* the same on the scale codes c0 / c1 of rows g / g + 8 (v7.5's quad exchange) */
+template <bool IS_BF16, class LOAD_V>
+__device__ __forceinline__ void dequant_frag_codes(uint32_t (&f)[16], uint32_t c0, uint32_t c1, uint32_t sel,
+                                                   LOAD_V load_v) {
+    uint32_t spq[2][4];
+    scale_pairs_quad<IS_BF16>(c0, c1, sel & 3u, spq[0], spq[1]);
+    dequant_frag_pairs<IS_BF16>(f, spq, load_v);
 }
 template <bool IS_BF16>
 __device__ __forceinline__ void dequant_frag_prepared(uint32_t (&f)[16], uint32_t raw, uint32_t sc0, uint32_t sc1,
@@ -1474,6 +1486,16 @@ __device__ __forceinline__ void splitk_last_cta(const sm90_params &p, int m0, in
 #ifndef TETRA_GEMM_V7_STAGE_KT
 #define TETRA_GEMM_V7_STAGE_KT 2
 #endif
+/* TETRA_GEMM_V7_SCALE_PAIRS (build switch, CMake cache variable; notes: v7-scale-pairs.md):
+ * 1: producer warps 2 and 3 (they issue no copies) convert each raw stage's block-scale codes
+ * once into the (v, v) pair words the consumers multiply by (scale_pairs4: scale_pairs_quad's
+ * values), in a ring of SPS stages ([row][k16 step] words, 16 bytes per row and K-tile), so a
+ * consumer's scale step is 2 LDS.128 instead of v7.5's quad conversion and exchange (~20
+ * instructions per K-tile). Same values, same wgmma order: same bits. 0 (default): v7.5's step. */
+#ifndef TETRA_GEMM_V7_SCALE_PAIRS
+#define TETRA_GEMM_V7_SCALE_PAIRS 0
+#endif
+static_assert(TETRA_GEMM_V7_SCALE_PAIRS == 0 || TETRA_GEMM_V7_SCALE_PAIRS == 1, "TETRA_GEMM_V7_SCALE_PAIRS: 0 or 1");
 template <int BT> struct cfg_t {
     static_assert(BT == 64 || BT == 128, "v7 runs BT 64 and 128; BT 256 is v10");
     static_assert(TETRA_GEMM_V7_STAGE_KT == 1 || TETRA_GEMM_V7_STAGE_KT == 2, "TETRA_GEMM_V7_STAGE_KT: 1 or 2");
@@ -1496,13 +1518,29 @@ template <int BT> struct cfg_t {
         RAW_STAGE_BYTES = KT * BRAW_BYTES,
         SC_STAGE_BYTES = KT * BSC_BYTES,
         NACC = BT / 2,
+        /* TETRA_GEMM_V7_SCALE_PAIRS: the converted-scale ring, SPS stages of KT K-tiles, a
+         * K-tile's pairs 16 bytes per row (row r at 16 r: a warp's 8 rows g are 128 contiguous
+         * bytes, conflict-free LDS.128); its full barriers follow the others. Raw stage s uses
+         * converted slot s % SPS, so the consumers derive it from their raw ring position (no
+         * ring counters of its own in the K loop): SPS = SR where it fits (BT 64: 48 KiB,
+         * SMEM_BYTES 226,656), else SR / 2 (BT 128: 20 KiB, 212,216), whose phase is then
+         * (slot >= SPS). Without the switch: no bytes. */
+        SP_ON = TETRA_GEMM_V7_SCALE_PAIRS,
+        SP_TILE_BYTES = BN * 16,
+        SP_STAGE_BYTES = KT * SP_TILE_BYTES,
         OFF_A = 0,
         OFF_BRAW = OFF_A + SA * A_STAGE_BYTES,
         OFF_BSC = OFF_BRAW + SR * RAW_STAGE_BYTES,
-        OFF_BAR = OFF_BSC + SR * SC_STAGE_BYTES,
-        SMEM_BYTES = OFF_BAR + (2 * SA + 2 * SR) * 8 + 1024 /* + alignment slack */
+        OFF_SP = OFF_BSC + SR * SC_STAGE_BYTES,
+        SPS = OFF_SP + SR * SP_STAGE_BYTES + (2 * SA + 3 * SR) * 8 + 1024 <= 227 * 1024 ? SR : SR / 2,
+        OFF_BAR = OFF_SP + (SP_ON ? SPS * SP_STAGE_BYTES : 0),
+        SMEM_BYTES = OFF_BAR + (2 * SA + 2 * SR + (SP_ON ? SPS : 0)) * 8 + 1024 /* + alignment slack */
     };
 };
+static_assert(cfg_t<64>::OFF_SP % 16 == 0 && cfg_t<128>::OFF_SP % 16 == 0, "converted scales: 16-byte rows");
+static_assert((cfg_t<64>::SPS == cfg_t<64>::SR || cfg_t<64>::SPS * 2 == cfg_t<64>::SR) &&
+                  (cfg_t<128>::SPS == cfg_t<128>::SR || cfg_t<128>::SPS * 2 == cfg_t<128>::SR),
+              "converted slot = raw slot % SPS");
 static_assert(cfg_t<64>::SMEM_BYTES <= 227 * 1024 && cfg_t<128>::SMEM_BYTES <= 227 * 1024, "shared memory");
 /* a consumer holds an A stage until the next stage's first wait<1>: a ring of one would deadlock */
 static_assert(cfg_t<64>::SA >= 2 && cfg_t<128>::SA >= 2 && cfg_t<64>::SR >= 2 && cfg_t<128>::SR >= 2, "ring depths");
@@ -1640,6 +1678,51 @@ __device__ __forceinline__ void store_tile_t(const float (&acc)[BT / 2], const s
     /* split-K: the tile's last CTA to arrive writes D (no reduce kernel) */
     if (to_ws && p.counters) splitk_last_cta<BT>(p, m0, n0, l);
 }
+
+/* TETRA_GEMM_V7_SCALE_PAIRS: producer warps 2 and 3 (cw = 0, 1; V7_SP_CONVERTERS threads)
+ * convert the scale codes of every raw stage into the converted-scale ring (cfg_t's SPS; raw
+ * stage s -> converted slot s % SPS): for stage i (K-tiles kt0 + i .., nt of them) wait until
+ * the consumers released stage i - SPS (the raw ring's rempty: a consumer arrives there after
+ * all its reads of a stage, converted pairs included, so that converted slot is free too; no
+ * barrier of its own), wait for raw stage i (rfull), convert, arrive on spfull. Warp cw takes
+ * K-tile u = cw of the stage (KT = 1: warp 1 only arrives): lane q reads bytes 16q .. 16q + 15
+ * of the K-tile's 512 scale bytes (one LDS.128, conflict-free), the codes of rows q + 32j
+ * (bulk 128x4 block layout) or 4q + j ([row][4]), and stores row r's 4 pair words at 16 r
+ * (bulk: conflict-free STS.128). Shared memory only: no griddepcontrol.wait needed (the raw
+ * stages it waits on were issued after the raw warp's). No deadlock: the consumers' stage c
+ * needs this warp at c, which needs the consumers past c - SPS and raw stage c (the raw warp
+ * needs the consumers past c - SR). */
+enum { V7_SP_CONVERTERS = 64 };
+template <bool IS_BF16, class C>
+__device__ __forceinline__ void convert_scale_stages(const sm90_params &p, uint32_t sb, uint32_t rfull,
+                                                     uint32_t rempty, uint32_t spfull, int nk, uint32_t cw,
+                                                     uint32_t lane) {
+    const uint32_t src_off = cw * C::BSC_BYTES + 16 * lane;
+    const uint32_t dst_off = cw * C::SP_TILE_BYTES + (p.scale_bulk ? 16 * lane : 64 * lane);
+    const uint32_t dst_step = p.scale_bulk ? 32 * 16 : 16; /* row q + 32 (j + 1), or 4q + j + 1 */
+    ring_pos<C::SR> rr = {0, 0};
+    for (int i = 0; i < nk; i += C::KT, rr.next()) {
+        /* converted slot; stage i - SPS: raw slot rr.slot (SPS = SR) or rr.slot -+ SPS, of the
+         * previous round unless hi (the first round's parity passes on fresh barriers) */
+        const bool hi = C::SPS < C::SR && rr.slot >= C::SPS;
+        const uint32_t slot = hi ? rr.slot - C::SPS : rr.slot;
+        const uint32_t eslot = C::SPS == C::SR ? rr.slot : hi ? rr.slot - C::SPS : rr.slot + C::SPS;
+        mbar_wait(rempty + 8 * eslot, hi ? rr.phase : rr.phase ^ 1); /* stage i - SPS released */
+        mbar_wait(rfull + 8 * rr.slot, rr.phase);
+        if ((int)cw < C::KT && (int)cw < nk - i) { /* K-tile cw is in the stage (the last may hold fewer) */
+            const uint4 c = lds128(sb + C::OFF_BSC + rr.slot * C::SC_STAGE_BYTES + src_off);
+            const uint32_t codes[4] = {c.x, c.y, c.z, c.w};
+            const uint32_t dst = sb + C::OFF_SP + slot * C::SP_STAGE_BYTES + dst_off;
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                uint32_t sp[4];
+                scale_pairs4<IS_BF16>(codes[j], sp);
+                sts128(dst + j * dst_step, sp[0], sp[1], sp[2], sp[3]);
+            }
+        }
+        mbar_arrive(spfull + 8 * slot); /* release: after this thread's stores */
+    }
+}
 #endif
 
 /* Warpgroup 2 produces (produce_stages: activation tiles into the A ring, raw weights and
@@ -1681,6 +1764,7 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
     const uint32_t sb = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const uint32_t afull = sb + C::OFF_BAR, aempty = afull + 8 * C::SA;
     const uint32_t rfull = aempty + 8 * C::SA, rempty = rfull + 8 * C::SR;
+    const uint32_t spfull = rempty + 8 * C::SR; /* TETRA_GEMM_V7_SCALE_PAIRS: C::SPS barriers */
     const int n0 = blockIdx.x * C::BN, m0 = blockIdx.y * BT;
     const cta_split cs = cta_split_of<CK>(p);
     const int l = cs.l, split = cs.split, kt0 = cs.kt0, nk = cs.nk;
@@ -1708,6 +1792,8 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
             mbar_init(rfull + 8 * s, 1 + 32);       /* raw producer's expect_tx + one per lane */
             mbar_init(rempty + 8 * s, W_CONSUMERS); /* every consumer thread, after its reads */
         }
+        if (C::SP_ON)
+            for (int s = 0; s < C::SPS; s++) mbar_init(spfull + 8 * s, V7_SP_CONVERTERS); /* every converter thread */
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
     /* Tokens only in the tile's first half (M - m0 <= BT / 2, e.g. M <= 32 at BT 64): the
@@ -1737,8 +1823,12 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
 
     if (wg == 2) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)V7_PRODUCER_REGS));
-        produce_stages<C, PAIR, FRAG, TETRA_V7_TRACED, !PAIR, C::KT, TETRA_GEMM_V7_PDL>(
-            &tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0, n0, l, kt0, nk, lane, diag, cta_rank, half_a);
+        const uint32_t pw = (threadIdx.x % 128) / 32;
+        if (C::SP_ON && pw >= 2) /* the warps that issue no copies convert the scales */
+            convert_scale_stages<IS_BF16, C>(p, sb, rfull, rempty, spfull, nk, pw - 2, lane);
+        else
+            produce_stages<C, PAIR, FRAG, TETRA_V7_TRACED, !PAIR, C::KT, TETRA_GEMM_V7_PDL>(
+                &tm_a, &tm_b, p, sb, afull, aempty, rfull, rempty, m0, n0, l, kt0, nk, lane, diag, cta_rank, half_a);
         /* the exit barrier (see the consumers'): barrier.cluster would also let exited
          * threads through, but taking part costs these idle warps nothing. CK: the partials'
          * barrier, then the exit barrier (store_tile_t) */
@@ -1763,6 +1853,7 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
     const uint32_t sc_off0 = p.scale_bulk ? 16 * (r & 31) + 4 * (r >> 5) : 4 * r;
     const uint32_t sc_off1 = p.scale_bulk ? 16 * ((r + 8) & 31) + 4 * ((r + 8) >> 5) : 4 * (r + 8);
     const uint32_t sel = tq | ((tq + 4) << 4);
+    const uint32_t sp_off = 16 * r; /* TETRA_GEMM_V7_SCALE_PAIRS: row r's pairs (row r + 8: + 128) */
     const uint32_t db0 = wgmma_desc_lo(sb + C::OFF_A); /* both consumers read all BT tokens */
     const uint32_t aempty_peer = PAIR ? mapa_shared(aempty, cta_rank ^ 1u) : 0u;
     ring_pos<C::SA> ra = {0, 0};
@@ -1795,14 +1886,30 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
      * last releases it */
     auto load_frag = [&](uint32_t (&f)[16], uint32_t *tr_row, const int u) {
         (void)tr_row;
-        if (u == 0) mbar_wait(rfull + 8 * rr.slot, rr.phase);
+        /* TETRA_GEMM_V7_SCALE_PAIRS: raw stage rr's converted slot (cfg_t's SPS) */
+        const bool sp_hi = C::SPS < C::SR && rr.slot >= C::SPS;
+        const uint32_t sp_slot = sp_hi ? rr.slot - C::SPS : rr.slot;
+        const uint32_t sp_phase = C::SPS < C::SR ? (uint32_t)sp_hi : rr.phase;
+        if (u == 0) {
+            mbar_wait(rfull + 8 * rr.slot, rr.phase);
+            if (C::SP_ON) mbar_wait(spfull + 8 * sp_slot, sp_phase); /* its scales converted */
+        }
         V7_STAMP(tr_row, V7_TK_C_RFULL);
         const uint32_t sc = sb + C::OFF_BSC + rr.slot * C::SC_STAGE_BYTES + u * C::BSC_BYTES;
         const uint32_t raw = sb + C::OFF_BRAW + rr.slot * C::RAW_STAGE_BYTES + u * C::BRAW_BYTES + raw_off;
         if (diag == 1 || diag == 4) { /* DIAG: no dequantization (nor its shared-memory reads) */
+        } else if (C::SP_ON) {
+            /* the pairs of rows r and r + 8, four k16 steps each (convert_scale_stages) */
+            const uint32_t spa = sb + C::OFF_SP + sp_slot * C::SP_STAGE_BYTES + u * C::SP_TILE_BYTES + sp_off;
+            const uint4 p0 = lds128(spa), p1 = lds128(spa + 8 * 16);
+            const uint32_t spq[2][4] = {{p0.x, p0.y, p0.z, p0.w}, {p1.x, p1.y, p1.z, p1.w}};
+            if (FRAG) dequant_frag_pairs<IS_BF16>(f, spq, [&] { return lds128(raw); });
+            else dequant_frag_sp<IS_BF16>(f, raw, spq, sel);
         } else if (FRAG) dequant_frag_prepared<IS_BF16>(f, raw, sc + sc_off0, sc + sc_off1, sel);
         else dequant_frag<IS_BF16>(f, raw, sc + sc_off0, sc + sc_off1, sel);
-        if (u == C::KT - 1) mbar_arrive(rempty + 8 * rr.slot); /* release: ordered after this thread's reads */
+        /* release: ordered after this thread's reads (SCALE_PAIRS: the converted stage's too;
+         * the converter waits on this barrier before it rewrites that stage) */
+        if (u == C::KT - 1) mbar_arrive(rempty + 8 * rr.slot);
         /* after the arrive (which ptxas schedules right after the loads; a reading before it
          * would hold it behind the arithmetic: nothing moves across a clock read) */
         V7_STAMP(tr_row, V7_TK_C_DEQUANT);
