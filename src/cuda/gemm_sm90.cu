@@ -1491,12 +1491,17 @@ __device__ __forceinline__ void splitk_last_cta(const sm90_params &p, int m0, in
  * once into the (v, v) pair words the consumers multiply by (scale_pairs4: scale_pairs_quad's
  * values), in a ring of SPS stages ([row][k16 step] words, 16 bytes per row and K-tile), so a
  * consumer's scale step is 2 LDS.128 instead of v7.5's quad conversion and exchange (~20
- * instructions per K-tile). Same values, same wgmma order: same bits. 0 (default): v7.5's step. */
+ * instructions per K-tile). Same values, same wgmma order: same bits. Standard-layout weights
+ * only: run 111 measured 0.932-0.958x the time there at M = 64, but 1.008-1.017x on fragment
+ * weights (whose dequantization is 74 instructions, not ~150), so FRAG kernels keep v7.5's
+ * step (cfg_t's FRAG). 0: v7.5's step everywhere. */
 #ifndef TETRA_GEMM_V7_SCALE_PAIRS
-#define TETRA_GEMM_V7_SCALE_PAIRS 0
+#define TETRA_GEMM_V7_SCALE_PAIRS 1
 #endif
 static_assert(TETRA_GEMM_V7_SCALE_PAIRS == 0 || TETRA_GEMM_V7_SCALE_PAIRS == 1, "TETRA_GEMM_V7_SCALE_PAIRS: 0 or 1");
-template <int BT> struct cfg_t {
+/* FRAG: the kernel reads TETRA_SCALE_FRAGMENT_128X64 weights; only the converted-scale ring
+ * (TETRA_GEMM_V7_SCALE_PAIRS, standard layout only) depends on it */
+template <int BT, bool FRAG = false> struct cfg_t {
     static_assert(BT == 64 || BT == 128, "v7 runs BT 64 and 128; BT 256 is v10");
     static_assert(TETRA_GEMM_V7_STAGE_KT == 1 || TETRA_GEMM_V7_STAGE_KT == 2, "TETRA_GEMM_V7_STAGE_KT: 1 or 2");
     enum {
@@ -1525,7 +1530,7 @@ template <int BT> struct cfg_t {
          * ring counters of its own in the K loop): SPS = SR where it fits (BT 64: 48 KiB,
          * SMEM_BYTES 226,656), else SR / 2 (BT 128: 20 KiB, 212,216), whose phase is then
          * (slot >= SPS). Without the switch: no bytes. */
-        SP_ON = TETRA_GEMM_V7_SCALE_PAIRS,
+        SP_ON = TETRA_GEMM_V7_SCALE_PAIRS && !FRAG,
         SP_TILE_BYTES = BN * 16,
         SP_STAGE_BYTES = KT * SP_TILE_BYTES,
         OFF_A = 0,
@@ -1759,7 +1764,7 @@ __device__ __forceinline__ void convert_scale_stages(const sm90_params &p, uint3
 template <bool IS_BF16, int BT, bool FRAG, bool CK>
 __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorMap &tm_b, const sm90_params &p) {
 #if TETRA_SM90_DEVICE
-    typedef cfg_t<BT> C;
+    typedef cfg_t<BT, FRAG> C;
     extern __shared__ uint8_t smem_raw[];
     const uint32_t sb = (smem_u32(smem_raw) + 1023u) & ~1023u;
     const uint32_t afull = sb + C::OFF_BAR, aempty = afull + 8 * C::SA;
@@ -3400,7 +3405,7 @@ template <bool IS_BF16, int BT, bool FRAG> static int t_ck_resident(int S, int d
     if (!tetra_done_on(checked, dev)) {
         void (*kernel)(const CUtensorMap, const CUtensorMap, const sm90_params) =
             gemm_wgmma_t_ck_kernel<IS_BF16, BT, FRAG>;
-        const int smem_bytes = cfg_t<BT>::SMEM_BYTES;
+        const int smem_bytes = cfg_t<BT, FRAG>::SMEM_BYTES;
         const bool opt =
             cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes) == cudaSuccess;
         const bool big = opt && cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ==
@@ -3466,7 +3471,7 @@ static tetra_status launch_t_ck(const CUtensorMap &tm_a, const CUtensorMap &tm_b
     cudaLaunchConfig_t lc = tetra_cluster_config(
         attr, dim3(1, 1, (unsigned)prm.splits),
         dim3((unsigned)((p->n + 127) / 128), (unsigned)((p->m + BT - 1) / BT), (unsigned)(p->batch * prm.splits)),
-        dim3(W_THREADS), (size_t)cfg_t<BT>::SMEM_BYTES, stream);
+        dim3(W_THREADS), (size_t)cfg_t<BT, FRAG>::SMEM_BYTES, stream);
     v7_launch_attrs(lc, p->ctx->sms);
     TETRA_CUDA_TRY(cudaLaunchKernelEx(&lc, gemm_wgmma_t_ck_kernel<IS_BF16, BT, FRAG>, tm_a, tm_b, prm));
     TETRA_LAUNCH_CHECK();
@@ -3518,7 +3523,7 @@ static tetra_status launch_t(const CUtensorMap &tm_a, const CUtensorMap &tm_b, c
         smem_bytes = cfg_ss::SMEM_BYTES;
     } else {
         kernel = gemm_wgmma_t_kernel<IS_BF16, BT, FRAG>;
-        smem_bytes = cfg_t<BT>::SMEM_BYTES;
+        smem_bytes = cfg_t<BT, FRAG>::SMEM_BYTES;
     }
     /* v7.10 (TETRA_GEMM_V7_A_LOCAL): no pair, so clusters of 1 and no CTA past N (any tile count) */
     const bool a_local = V7_A_LOCAL(BT);
