@@ -2,8 +2,8 @@
  * helper v10frag; docs/notes/fragment-layout.md, "BT 256 reader") emulated on the host: for
  * each 128-row x 64-K block of a TETRA_SCALE_FRAGMENT_128X64 matrix, transform thread
  * (warp q, lane) reads its two groups' 16 bytes at tetra_frag_xform_raw_off, extracts the
- * four slots of each word with the codec's formulas (slot 0 x & M, 1 (x << 3) & M,
- * 2 (x << 6) & M, 3 ((x >> 7) & 0x00D800D8) * 0x821 & M: BF16 patterns of the codes), and
+ * four slots of each word with the codec's tetra_frag_slot_bits (the kernels' extraction:
+ * BF16 patterns of the codes), and
  * each step's stmatrix.x4 (lane 4i + t holds row i, columns 2t, 2t + 1 of matrix j = its
  * register j; lane 8j + i gives row i's address, tetra_frag_xform_st_off) writes them into a
  * W tile. That tile must equal, byte for byte, the one the standard transform writes from
@@ -56,7 +56,6 @@ static void std_tile(int nb, int kt, uint8_t *tile, uint8_t *hits) {
 /* the FRAG transform of block (nb, kt) from the fragment bytes; mutate: the wrong store map */
 static void frag_tile(const uint8_t *frag, int nb, int kt, uint8_t *tile, uint8_t *hits, int mutate) {
     const uint8_t *blk = frag + 4096 * (nb * (K / 64) + kt);
-    const uint32_t M = 0x81C081C0u;
     for (uint32_t q = 0; q < 4; q++)
         for (uint32_t h = 0; h < 2; h++) {
             const uint32_t G = 2 * q + h;
@@ -67,10 +66,7 @@ static void frag_tile(const uint8_t *frag, int nb, int kt, uint8_t *tile, uint8_
                 CHECK(off == 2048 * (G / 4) + 512 * (G % 4) + 16 * lane);
                 for (uint32_t s = 0; s < 4; s++) {
                     const uint32_t x = rd32(blk + off + 4 * s);
-                    reg[lane][s][0] = x & M;
-                    reg[lane][s][1] = (x << 3) & M;
-                    reg[lane][s][2] = (x << 6) & M;
-                    reg[lane][s][3] = (((x >> 7) & 0x00D800D8u) * 0x821u) & M;
+                    for (uint32_t j = 0; j < 4; j++) reg[lane][s][j] = tetra_frag_slot_bits(x, j);
                 }
             }
             for (uint32_t s = 0; s < 4; s++)

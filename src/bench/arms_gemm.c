@@ -383,8 +383,8 @@ static int lt_prepare(gemm_state *s, char *msg, size_t len) {
 }
 
 /* B in TETRA_SCALE_INTERLEAVED_32X128 or TETRA_SCALE_FRAGMENT_128X64 (s->fragment): the
- * standard upload, then tetra_convert_weights into set 0 (before any timing; the other sets
- * are copies). */
+ * standard upload, then tetra_convert_weights of the arm's build (--lib-a / --lib-b: that
+ * build's layout) into set 0 (before any timing; the other sets are copies). */
 static int prepare_interleaved_b(gemm_state *s, char *msg, size_t len) {
     void *td = NULL, *ts = NULL;
     int rc = -1;
@@ -401,8 +401,8 @@ static int prepare_interleaved_b(gemm_state *s, char *msg, size_t len) {
                       : tetra_matrix_nvfp4(s->b[0], NULL, TETRA_SCALE_INTERLEAVED_32X128, s->n, s->k, G_WEIGHTS);
     src.batch = dst.batch = s->l;
     /* the whole device: the copies to the other sets run on env.stream afterwards */
-    if (tetra_convert_weights(s->env.ctx, &src, &dst) != TETRA_OK || cudaDeviceSynchronize() != cudaSuccess) {
-        bench_set_msg(msg, len, "tetra_convert_weights: %s", tetra_last_error());
+    if (s->env.convert_weights(s->env.gemm_ctx, &src, &dst) != TETRA_OK || cudaDeviceSynchronize() != cudaSuccess) {
+        bench_set_msg(msg, len, "tetra_convert_weights: %s", s->env.gemm_last_error());
         goto done;
     }
     rc = 0;
@@ -740,9 +740,9 @@ done:
     return rc;
 }
 
-/* The GPU reference (tetra_gemm, TETRA_PATH_REFERENCE, FP32 output) for tetra arms whose
- * problems are too large for the full CPU oracle; falls back to sampled CPU rows when
- * the reference kernel is not in this build. */
+/* The GPU reference (tetra_gemm of the arm's build, TETRA_PATH_REFERENCE, FP32 output: it
+ * reads that build's prepared layouts) for tetra arms whose problems are too large for the
+ * full CPU oracle; falls back to sampled CPU rows when the reference kernel is not there. */
 static int tetra_gemm_check(void *p, bench_check *c, char *msg, size_t len) {
     gemm_state *s = (gemm_state *)p;
     int64_t M = s->m * s->l, N = s->n, nr = 0, *rows = NULL; /* M: all batches' rows */
@@ -761,7 +761,7 @@ static int tetra_gemm_check(void *p, bench_check *c, char *msg, size_t len) {
     md = tetra_matrix_dense(TETRA_DTYPE_FP32, dref, s->m, N);
     md.batch = s->l;
     o.path = TETRA_PATH_REFERENCE;
-    if (tetra_gemm(s->env.ctx, &s->ma[0], &s->mb[0], &md, &o) != TETRA_OK || cudaStreamSynchronize(st)) {
+    if (s->env.gemm(s->env.gemm_ctx, &s->ma[0], &s->mb[0], &md, &o) != TETRA_OK || cudaStreamSynchronize(st)) {
         cudaFree(dref);
         cudaGetLastError();
         return gemm_check(p, c, msg, len); /* reference kernel absent: CPU, sampled rows */

@@ -138,9 +138,12 @@ typedef struct bench_env {
      * (bench_session_open sets them); with --lib-a / --lib-b, that side's arms call another
      * libtetra build's tetra_gemm (bench_lib_load) on gemm_ctx, a context of that build on the
      * same stream, so two builds are compared in one process, paired and order-balanced.
-     * Inputs are still made by this build (same data formats). */
+     * Inputs are made by this build (same data formats), except prepared weights: that build's
+     * tetra_convert_weights makes them (a prepared layout may differ between builds, e.g.
+     * TETRA_FRAG_ROT), and that build's reference kernel checks its outputs. */
     tetra_status (*gemm)(tetra_context *, const tetra_matrix *, const tetra_matrix *, tetra_matrix *,
                          const tetra_gemm_options *);
+    tetra_status (*convert_weights)(tetra_context *, const tetra_matrix *, tetra_matrix *);
     tetra_context *gemm_ctx;
     const char *(*gemm_last_error)(void); /* that build's tetra_last_error */
     const char *gemm_lib; /* that build's path, for the arm's note; NULL with this build */

@@ -15,6 +15,7 @@ struct bench_lib {
     tetra_status (*context_set_stream)(tetra_context *, void *);
     tetra_status (*gemm)(tetra_context *, const tetra_matrix *, const tetra_matrix *, tetra_matrix *,
                          const tetra_gemm_options *);
+    tetra_status (*convert_weights)(tetra_context *, const tetra_matrix *, tetra_matrix *);
     const char *(*last_error)(void);
     tetra_context *ctx;
 };
@@ -44,8 +45,10 @@ bench_lib *bench_lib_load(const char *path, char *msg, size_t len) {
     *(void **)&l->context_destroy = dlsym(h, "tetra_context_destroy");
     *(void **)&l->context_set_stream = dlsym(h, "tetra_context_set_stream");
     *(void **)&l->gemm = dlsym(h, "tetra_gemm");
+    *(void **)&l->convert_weights = dlsym(h, "tetra_convert_weights");
     *(void **)&l->last_error = dlsym(h, "tetra_last_error");
-    if (!l->context_create || !l->context_destroy || !l->context_set_stream || !l->gemm || !l->last_error) {
+    if (!l->context_create || !l->context_destroy || !l->context_set_stream || !l->gemm || !l->convert_weights ||
+        !l->last_error) {
         bench_set_msg(msg, len, "%s is not a tetra library (tetra_context_create / tetra_gemm / ... missing)",
                       path);
         bench_lib_free(l);
@@ -82,6 +85,7 @@ int bench_session_use_lib(bench_session *s, int side, bench_lib *l, char *msg, s
 void bench_lib_apply(const bench_lib *l, bench_env *e) {
     if (!l) return;
     e->gemm = l->gemm;
+    e->convert_weights = l->convert_weights;
     e->gemm_ctx = l->ctx;
     e->gemm_last_error = l->last_error;
     e->gemm_lib = l->path;

@@ -50,6 +50,7 @@ int bench_session_open(bench_session *s, uint64_t seed, char *msg, size_t len) {
         return BENCH_ERROR;
     }
     s->env.gemm = tetra_gemm; /* --lib-a / --lib-b replace these for one side (bench_lib_apply) */
+    s->env.convert_weights = tetra_convert_weights;
     s->env.gemm_ctx = s->env.ctx;
     s->env.gemm_last_error = tetra_last_error;
     if (cublasLtCreate(&lt) != CUBLAS_STATUS_SUCCESS) {

@@ -58,6 +58,7 @@
 #include "common.cuh"
 #include "launch.h"
 #include "../format/fragment_map.h" /* the BT-256 FRAG transform's offsets */
+#include "gemv_warp.cuh"             /* prmt, half_bcast */
 #include "smem.cuh"
 #include "wgmma.cuh" /* TETRA_SM90_DEVICE */
 
@@ -542,11 +543,6 @@ template <bool IS_BF16> __device__ __forceinline__ uint32_t mul2(uint32_t a, uin
     else asm("mul.rn.f16x2 %0, %1, %2;\n" : "=r"(r) : "r"(a), "r"(b));
     return r;
 }
-__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
-    uint32_t r;
-    asm("prmt.b32 %0, %1, %2, %3;\n" : "=r"(r) : "r"(a), "r"(b), "r"(sel));
-    return r;
-}
 /* A UE4M3 code as a 16-bit pair (v, v), v = ue4m3 * 2^119 (BF16) or ue4m3 * 2^7 (FP16):
  * its bits shifted into a float's exponent and mantissa read as ue4m3 * 2^-120 (e = 0: a
  * float subnormal, exact), times 2^120, times the operand factor. The NaN code 0x7F stays
@@ -947,6 +943,15 @@ template <bool IS_BF16> __device__ __forceinline__ void scale_pairs4(uint32_t co
     sp[3] = prmt(odd, 0, 0x3232u);
 }
 
+/* TETRA_GEMM_V7_SCALE_FOLD (build switch, CMake cache variable; notes: gemm-sm90.md, "v7.14"):
+ * 1: a step's (v, v) pairs are 16-bit broadcasts of the exchanged word's halves, which ptxas
+ * folds into the HMUL2s' operand selectors (.H0_H0 / .H1_H1), as the GEMV's half_bcast: 8
+ * fewer PRMT per K-tile and consumer thread. 0: a PRMT per pair (v7.5). Same values. */
+#ifndef TETRA_GEMM_V7_SCALE_FOLD
+#define TETRA_GEMM_V7_SCALE_FOLD 1
+#endif
+static_assert(TETRA_GEMM_V7_SCALE_FOLD == 0 || TETRA_GEMM_V7_SCALE_FOLD == 1, "TETRA_GEMM_V7_SCALE_FOLD: 0 or 1");
+
 /* v7.5 (run 76: 3.2-4.6% off v7's time at M = 64 / 128, same bits): the 4 threads of a quad
  * hold the same two rows (g, g + 8); until v7.5 each converted all 8 of their block scales
  * (scale_pairs4 twice). Here thread tq converts
@@ -968,8 +973,8 @@ __device__ __forceinline__ void scale_pairs_quad(uint32_t c0, uint32_t c1, uint3
 #pragma unroll
     for (int s = 0; s < 4; s++) {
         const uint32_t w = __shfl_sync(0xFFFFFFFFu, v, s, 4); /* step s of both rows */
-        sp0[s] = prmt(w, 0, 0x1010u);
-        sp1[s] = prmt(w, 0, 0x3232u);
+        sp0[s] = half_bcast<0, TETRA_GEMM_V7_SCALE_FOLD>(w);
+        sp1[s] = half_bcast<1, TETRA_GEMM_V7_SCALE_FOLD>(w);
     }
 }
 
@@ -1019,9 +1024,9 @@ __device__ __forceinline__ void dequant_frag(uint32_t (&f)[16], uint32_t raw, ui
 /* One K-tile of this thread's wgmma A fragments from a TETRA_SCALE_FRAGMENT_128X64 stage
  * (src/format/nvfp4_codec.h; docs/notes/fragment-layout.md): the thread's 16 bytes at `raw`
  * are its four k16 steps, word s holding register j of step s in slot j, each code's bits
- * placed so that slot j's BF16 pattern (the one e2m1x2_bits makes on the standard path) is
- * x & M, (x << 3) & M, (x << 6) & M, or ((x >> 7) & 0x00D800D8) * 0x821 & M (the three
- * shifted copies 0, 5 and 11 bits up land on disjoint bits). FP16 moves the BF16 pattern's
+ * placed so that slot j's BF16 pattern (the one e2m1x2_bits makes on the standard path)
+ * comes out of tetra_frag_slot_bits (1, 2, 2 and 3 instructions; TETRA_FRAG_ROT = 0: 1, 2, 2
+ * and 4). FP16 moves the BF16 pattern's
  * magnitude 3 bits up ((p << 3) | p, masked). Same values, same block-scale multiply and
  * the same wgmma order as dequant_frag: the outputs are bit-identical to the standard
  * path's. No gather, no nibble split: run 80's probe of this instruction mix took 21% off
@@ -1037,14 +1042,13 @@ template <bool IS_BF16, class LOAD_V>
 __device__ __forceinline__ void dequant_frag_pairs(uint32_t (&f)[16], const uint32_t (&spq)[2][4], LOAD_V load_v) {
     const uint4 v = load_v();
     const uint32_t w[4] = {v.x, v.y, v.z, v.w};
-    const uint32_t M = 0x81C081C0u;
 #pragma unroll
     for (int s = 0; s < 4; s++) {
         const uint32_t x = w[s];
-        f[4 * s + 0] = mul2<IS_BF16>(frag_half2<IS_BF16>(x & M), spq[0][s]);
-        f[4 * s + 1] = mul2<IS_BF16>(frag_half2<IS_BF16>((x << 3) & M), spq[1][s]);
-        f[4 * s + 2] = mul2<IS_BF16>(frag_half2<IS_BF16>((x << 6) & M), spq[0][s]);
-        f[4 * s + 3] = mul2<IS_BF16>(frag_half2<IS_BF16>(((x >> 7) & 0x00D800D8u) * 0x821u & M), spq[1][s]);
+        f[4 * s + 0] = mul2<IS_BF16>(frag_half2<IS_BF16>(tetra_frag_slot_bits(x, 0)), spq[0][s]);
+        f[4 * s + 1] = mul2<IS_BF16>(frag_half2<IS_BF16>(tetra_frag_slot_bits(x, 1)), spq[1][s]);
+        f[4 * s + 2] = mul2<IS_BF16>(frag_half2<IS_BF16>(tetra_frag_slot_bits(x, 2)), spq[0][s]);
+        f[4 * s + 3] = mul2<IS_BF16>(frag_half2<IS_BF16>(tetra_frag_slot_bits(x, 3)), spq[1][s]);
     }
 }
 /* the same on the scale codes c0 / c1 of rows g / g + 8 (v7.5's quad exchange) */

@@ -626,17 +626,16 @@ __device__ __forceinline__ void gemv_frag_main(const gemv_params &p, gemv_stage 
                         }
                     }
 #endif
-                    const uint32_t M = 0x81C081C0u;
 #pragma unroll
                     for (int at = 0; at < 2; at++) {
                         const uint32_t x = word_of(wraw[2 * kt + at], s);
                         const uint32_t pr0 = word_of(sp[s >> 1], 2 * at), pr1 = word_of(sp[s >> 1], 2 * at + 1);
                         const uint32_t sc0 = (s & 1) ? half_bcast<1, true>(pr0) : half_bcast<0, true>(pr0);
                         const uint32_t sc1 = (s & 1) ? half_bcast<1, true>(pr1) : half_bcast<0, true>(pr1);
-                        const uint32_t a0 = mul_bf16x2(x & M, sc0);
-                        const uint32_t a1 = mul_bf16x2((x << 3) & M, sc1);
-                        const uint32_t a2 = mul_bf16x2((x << 6) & M, sc0);
-                        const uint32_t a3 = mul_bf16x2(((x >> 7) & 0x00D800D8u) * 0x821u & M, sc1);
+                        const uint32_t a0 = mul_bf16x2(tetra_frag_slot_bits(x, 0), sc0);
+                        const uint32_t a1 = mul_bf16x2(tetra_frag_slot_bits(x, 1), sc1);
+                        const uint32_t a2 = mul_bf16x2(tetra_frag_slot_bits(x, 2), sc0);
+                        const uint32_t a3 = mul_bf16x2(tetra_frag_slot_bits(x, 3), sc1);
                         const int set = (4 * kt + s) % GEMV_ACC_SETS;
                         mma_16816<true>(acc[at][0][set], a0, a1, a2, a3, xf[0][4 * kt + s][0], xf[0][4 * kt + s][1]);
                         if (TWO)
