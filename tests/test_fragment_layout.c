@@ -255,9 +255,8 @@ int main(void) {
 
     /* the contract at a hand-computed point: element (9, 37) of a 64-column matrix: r 9,
      * kk 37, lane 4 * 1 + 2 = 6, s 2: block byte 16 * 6 + 4 * 2 = 104 of block 0; slot
-     * 2 * 0 + 1 = 1, k odd: bits m 25, e0 26, e1 27, sign 2 (TETRA_FRAG_ROT = 0: m 3 + 16,
-     * e0 4 + 16, e1 5 + 16, sign 12 + 16). Code 0xB (m, e0, sign): word 0x06000004
-     * (0x10180000). And element (200, 100) of a 1040-column matrix (17 K-tiles):
+     * 2 * 0 + 1 = 1, k odd: bits m 3 + 16, e0 4 + 16, e1 5 + 16, sign 12 + 16. Code 0xB (m,
+     * e0, sign): word 0x10180000. And element (200, 100) of a 1040-column matrix (17 K-tiles):
      * block 1 * 17 + 1 = 18, r 72: wg 1, w 0, g 0; kk 36: s 2, t 2, lane 2: block byte
      * 2048 + 32 + 8 = 2088 -> 18 * 4096 + 2088 = 75816. */
     CHECK(tetra_frag_word_offset(9, 37, 64) == 104);
@@ -269,7 +268,7 @@ int main(void) {
         tetra_matrix fm = tetra_matrix_nvfp4(fv, fs, TETRA_SCALE_FRAGMENT_128X64, 10, 64, 1.0f);
         sd[(9 * 64 + 37) / 2] = 0xB0;
         CHECK(tetra_convert_weights_host(&sm, &fm) == TETRA_OK);
-        CHECK(rd32(fv + 104) == (TETRA_FRAG_ROT ? 0x06000004u : 0x10180000u));
+        CHECK(rd32(fv + 104) == 0x10180000u);
         free(fv); free(fs);
     }
     single_element(1, 16, 0, 0);

@@ -4,15 +4,9 @@
     are exactly its 4096 bytes; (2) for every pair of codes in every slot, the kernel's
     extraction gives the standard path's BF16 pattern e2m1x2_bits(lo | hi << 16)
     (and, for FP16, ((p << 3) | p) & 0x8E008E00 gives its FP16 pattern)."""
-import sys
 M = 0x81C081C0
-ROT = 0 if "--rot0" in sys.argv else 1  # TETRA_FRAG_ROT (src/format/nvfp4_codec.h)
-POS0 = [[6, 7, 8, 15], [3, 4, 5, 12], [0, 1, 2, 9], [13, 14, 10, 11]]
-POS1 = [[[6, 7, 8, 15], [22, 23, 24, 31]], [[9, 10, 11, 18], [25, 26, 27, 2]],
-        [[12, 13, 14, 21], [28, 29, 30, 5]], [[4, 0, 1, 3], [20, 16, 17, 19]]]
-def bit(n, k, b):
-    j = 2 * ((k % 16) // 8) + (n % 16) // 8
-    return POS1[j][k % 2][b] if ROT else POS0[j][b] + 16 * (k % 2)
+POS = [[6, 7, 8, 15], [3, 4, 5, 12], [0, 1, 2, 9], [13, 14, 10, 11]]
+def bit(n, k, b): return POS[2 * ((k % 16) // 8) + (n % 16) // 8][b] + 16 * (k % 2)
 def word_off(n, k, kcols):
     r, kk = n % 128, k % 64
     lane = 4 * (r % 8) + (kk % 8) // 2
@@ -28,13 +22,7 @@ for n in range(128):
             key = (w, bit(n, k, b)); assert key not in seen; seen.add(key)
 assert len(seen) == 4096 * 8
 def bf16_std(lo, hi): return ((lo | hi << 16) * 0x1040) & M & 0xFFFFFFFF
-def rotr(x, s): return ((x >> s) | (x << (32 - s))) & 0xFFFFFFFF
 def extract(x, j):
-    if ROT:
-        if j == 0: return x & M
-        if j == 1: return rotr(x, 3) & M
-        if j == 2: return rotr(x, 6) & M
-        return (((x & 0x001B001B) * 0x1084) & 0xFFFFFFFF) & M
     if j == 0: return x & M
     if j == 1: return (x << 3) & M & 0xFFFFFFFF
     if j == 2: return (x << 6) & M & 0xFFFFFFFF
@@ -55,4 +43,4 @@ for j in range(4):
                 assert got == bf16_std(lo, hi), (j, lo, hi, hex(x), hex(got))
                 f16 = ((got << 3) | got) & 0x8E008E00
                 assert f16 == ((((lo | hi << 16) << 9) | ((lo | hi << 16) << 12)) & 0x8E008E00), (j, lo, hi)
-print(f"fragment layout (TETRA_FRAG_ROT = {ROT}): bijective on a block; all 4 slots x 256 code pairs x random neighbours extract exactly (BF16, FP16)")
+print("fragment layout: bijective on a block; all 4 slots x 256 code pairs x random neighbours extract exactly (BF16, FP16)")

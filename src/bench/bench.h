@@ -140,7 +140,7 @@ typedef struct bench_env {
      * same stream, so two builds are compared in one process, paired and order-balanced.
      * Inputs are made by this build (same data formats), except prepared weights: that build's
      * tetra_convert_weights makes them (a prepared layout may differ between builds, e.g.
-     * TETRA_FRAG_ROT), and that build's reference kernel checks its outputs. */
+     * session 24's fragment bit placements), and that build's reference kernel checks its outputs. */
     tetra_status (*gemm)(tetra_context *, const tetra_matrix *, const tetra_matrix *, tetra_matrix *,
                          const tetra_gemm_options *);
     tetra_status (*convert_weights)(tetra_context *, const tetra_matrix *, tetra_matrix *);

@@ -1025,8 +1025,7 @@ __device__ __forceinline__ void dequant_frag(uint32_t (&f)[16], uint32_t raw, ui
  * (src/format/nvfp4_codec.h; docs/notes/fragment-layout.md): the thread's 16 bytes at `raw`
  * are its four k16 steps, word s holding register j of step s in slot j, each code's bits
  * placed so that slot j's BF16 pattern (the one e2m1x2_bits makes on the standard path)
- * comes out of tetra_frag_slot_bits (1, 2, 2 and 3 instructions; TETRA_FRAG_ROT = 0: 1, 2, 2
- * and 4). FP16 moves the BF16 pattern's
+ * comes out of tetra_frag_slot_bits (1, 2, 2 and 4 instructions). FP16 moves the BF16 pattern's
  * magnitude 3 bits up ((p << 3) | p, masked). Same values, same block-scale multiply and
  * the same wgmma order as dequant_frag: the outputs are bit-identical to the standard
  * path's. No gather, no nibble split: run 80's probe of this instruction mix took 21% off

@@ -313,22 +313,13 @@ TETRA_HD unsigned tetra_e2m1_code_nonneg(float q) {
  * So the thread (warpgroup wg, warp w, lane) reads its whole K-tile with one 16-byte load
  * at o, word s being k16 step s. An element's 4-bit code (bit 3 sign, bits 2..0 e1 e0 m)
  * is scattered over the word so that slot j's BF16 pattern (magnitude at bits 6..8, sign
- * at 15, as the standard path's e2m1x2_bits makes it) comes out of one to three
- * instructions (tetra_frag_slot_bits, M = 0x81C081C0): slot 0 = x & M, slot 1 =
- * rotr(x, 3) & M, slot 2 = rotr(x, 6) & M, slot 3 = (x & 0x001B001B) * 0x1084 & M (three
- * disjoint shifted copies, 2, 7 and 12 bits up); bit of m, e0, e1, sign, even k / odd k:
- *   slot 0: 6, 7, 8, 15 / 22, 23, 24, 31;   slot 1: 9, 10, 11, 18 / 25, 26, 27, 2;
- *   slot 2: 12, 13, 14, 21 / 28, 29, 30, 5;  slot 3: 4, 0, 1, 3 / 20, 16, 17, 19.
- * TETRA_FRAG_ROT = 0 (build switch, sessions 17-23's layout; notes: gemm-sm90.md, "v7.14"):
- * slot 1 = (x << 3) & M, 2 = (x << 6) & M, 3 = ((x >> 7) & 0x00D800D8) * 0x821 & M (four
- * instructions); bits (even k; odd k + 16): 6, 7, 8, 15; 3, 4, 5, 12; 0, 1, 2, 9; 13, 14,
- * 10, 11. The two layouts are different bytes: weights converted by a build of one are not
- * read by a build of the other.
+ * at 15, as the standard path's e2m1x2_bits makes it) comes out of one to four
+ * instructions (tetra_frag_slot_bits): slot 0 = x & 0x81C081C0, slot 1 = (x << 3) & ..,
+ * slot 2 = (x << 6) & .., slot 3 = ((x >> 7) & 0x00D800D8) * 0x821 & ..; bit of m, e0, e1,
+ * sign (low half):
+ *   slot 0: 6, 7, 8, 15;  slot 1: 3, 4, 5, 12;  slot 2: 0, 1, 2, 9;  slot 3: 13, 14, 10, 11.
  * Padding (n >= rows or k >= K) holds code 0. Scales: `scales` in TETRA_SCALE_SWIZZLED_128X4
  * (rows padded to 128, K / 16 to 4), unchanged. */
-#ifndef TETRA_FRAG_ROT
-#define TETRA_FRAG_ROT 1
-#endif
 enum { TETRA_FRAG_ROWS = 128, TETRA_FRAG_K = 64 };
 
 TETRA_HD int64_t tetra_frag_padded_rows(int64_t rows) { return (rows + TETRA_FRAG_ROWS - 1) / TETRA_FRAG_ROWS * TETRA_FRAG_ROWS; }
@@ -347,43 +338,22 @@ TETRA_HD int64_t tetra_frag_word_offset(int64_t n, int64_t k, int64_t kcols) {
 
 /* Bit (0..31) of the word at which bit b (0 m, 1 e0, 2 e1, 3 sign) of element (n, k)'s code sits. */
 TETRA_HD unsigned tetra_frag_bit(int64_t n, int64_t k, unsigned b) {
-    const unsigned j = (unsigned)(2 * ((k % 16) / 8) + (n % 16) / 8);
-#if TETRA_FRAG_ROT
-    /* [slot][k odd][b] */
-    const unsigned char pos[4][2][4] = {{{6, 7, 8, 15}, {22, 23, 24, 31}},
-                                        {{9, 10, 11, 18}, {25, 26, 27, 2}},
-                                        {{12, 13, 14, 21}, {28, 29, 30, 5}},
-                                        {{4, 0, 1, 3}, {20, 16, 17, 19}}};
-    return pos[j][k % 2][b];
-#else
     /* [slot][b] */
     const unsigned char pos[4][4] = {{6, 7, 8, 15}, {3, 4, 5, 12}, {0, 1, 2, 9}, {13, 14, 10, 11}};
+    const unsigned j = (unsigned)(2 * ((k % 16) / 8) + (n % 16) / 8);
     return pos[j][b] + 16u * (unsigned)(k % 2);
-#endif
 }
 
 /* Slot j (0..3, a constant where it is called) of a fragment word as the BF16 pattern of its
- * two codes (magnitude at bits 6..8 / 22..24, sign 15 / 31): the kernels' extraction. */
-TETRA_HD uint32_t tetra_frag_rotr(uint32_t x, unsigned s) {
-#ifdef __CUDA_ARCH__
-    return __funnelshift_r(x, x, s);
-#else
-    return (x >> s) | (x << (32u - s));
-#endif
-}
+ * two codes (magnitude at bits 6..8 / 22..24, sign 15 / 31): the kernels' extraction (v7, the
+ * BT-256 transform, the fragment GEMV). Three shifted copies of the pattern fit in 32 bits
+ * (0, 3, 6 bits); slot 3's bits take a mask, one IMAD (copies 0, 5 and 11 bits up) and a mask. */
 TETRA_HD uint32_t tetra_frag_slot_bits(uint32_t x, unsigned j) {
     const uint32_t M = 0x81C081C0u;
-#if TETRA_FRAG_ROT
-    if (j == 0) return x & M;
-    if (j == 1) return tetra_frag_rotr(x, 3) & M;
-    if (j == 2) return tetra_frag_rotr(x, 6) & M;
-    return (x & 0x001B001Bu) * 0x1084u & M;
-#else
     if (j == 0) return x & M;
     if (j == 1) return (x << 3) & M;
     if (j == 2) return (x << 6) & M;
     return ((x >> 7) & 0x00D800D8u) * 0x821u & M;
-#endif
 }
 
 /* Element (n, k)'s 4-bit code from its word / into its word (other bits kept). */
