@@ -76,7 +76,8 @@ def main():
             continue
         rows.append((m, n, k, l, {bt // 2: a, bt: b}, us))
     # the constants of the build that made the tune file (its /0 rows ran their split rule):
-    cur128 = float(sys.argv[sys.argv.index("--cur-c128") + 1]) if "--cur-c128" in sys.argv else 0.75
+    # 0.70 since session 24 (run 117); runs 115-116 and earlier tune files: --cur-c128 0.75
+    cur128 = float(sys.argv[sys.argv.index("--cur-c128") + 1]) if "--cur-c128" in sys.argv else 0.70
     cur = {64: 0.62, 128: cur128, 256: 1.0}
     def timed(m, n, k, l, bt, s, t, us):
         """the sweep's time of (BT, s): /0 is the tuned build's own split rule (the current
