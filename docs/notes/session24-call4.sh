@@ -14,7 +14,7 @@
 # the best fixed configuration on 28 of 28; A/B new/old time 0.70-0.80 at 512x3584x4096 (run 115:
 # 30.61 / 41.05 = 0.746), 0.95-1.02 at the fresh two, 0.98-1.02 on the control.
 RUN=r117 . docs/notes/device-lib.sh
-rm -rf /tmp/old && mkdir -p /tmp/old && cp -r CMakeLists.txt src include tests data cmake* /tmp/old/ 2>/dev/null
+rm -rf /tmp/old && mkdir -p /tmp/old && tar --exclude='./build-*' --exclude=./.git -cf - . | tar -xf - -C /tmp/old
 sed -i 's/bt == 128 ? 0.70 : 0.62, t_bytes = 2.6e6;/bt == 128 ? 0.75 : 0.62, t_bytes = 2.6e6;/' /tmp/old/src/cuda/gemm_sm90.cu
 grep -c "bt == 128 ? 0.75" /tmp/old/src/cuda/gemm_sm90.cu
 bld build-main 10 "tetra_cli tetra_shared"
