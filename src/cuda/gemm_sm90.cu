@@ -1501,18 +1501,6 @@ __device__ __forceinline__ void splitk_last_cta(const sm90_params &p, int m0, in
 #ifndef TETRA_GEMM_V7_SCALE_PAIRS
 #define TETRA_GEMM_V7_SCALE_PAIRS 1
 #endif
-/* TETRA_GEMM_V7_EARLY_SYNC (build switch, CMake cache variable; notes: gemm-sm90.md, "v7.15"):
- * 1: v7's consumers take the next stage's barrier operations off the chain that runs from
- * wgmma_wait<1> to the next group's issue (run 118's trace: ~100 cycles each with the data long
- * there): after a stage's last group is committed, mbarrier test_waits on the next raw and A
- * stages (non-blocking; a stage found complete is not waited on again), and the aempty arrive
- * that releases an A stage moves from after wgmma_wait<1> to after the next group's commit (the
- * stage's wgmmas completed one step earlier). Same arithmetic, same bits. KT = 2 only. 0: v7.14. */
-#ifndef TETRA_GEMM_V7_EARLY_SYNC
-#define TETRA_GEMM_V7_EARLY_SYNC 0
-#endif
-static_assert(TETRA_GEMM_V7_EARLY_SYNC == 0 || (TETRA_GEMM_V7_EARLY_SYNC == 1 && TETRA_GEMM_V7_STAGE_KT == 2),
-              "TETRA_GEMM_V7_EARLY_SYNC: 0, or 1 with TETRA_GEMM_V7_STAGE_KT 2");
 static_assert(TETRA_GEMM_V7_SCALE_PAIRS == 0 || TETRA_GEMM_V7_SCALE_PAIRS == 1, "TETRA_GEMM_V7_SCALE_PAIRS: 0 or 1");
 /* FRAG: the kernel reads TETRA_SCALE_FRAGMENT_128X64 weights; only the converted-scale ring
  * (TETRA_GEMM_V7_SCALE_PAIRS, standard layout only) depends on it */
@@ -1879,8 +1867,6 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
     ring_pos<C::SA> ra = {0, 0};
     ring_pos<C::SR> rr = {0, 0};
     uint32_t a_prev = 0;
-    /* TETRA_GEMM_V7_EARLY_SYNC: the next raw / A stage found complete by the early test_wait */
-    uint32_t early_r = 0, early_a = 0;
     uint32_t f0[16], f1[16];
     if (diag == 1 || diag == 4) /* the timing diagnostic never writes them */
 #pragma unroll
@@ -1913,7 +1899,7 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
         const uint32_t sp_slot = sp_hi ? rr.slot - C::SPS : rr.slot;
         const uint32_t sp_phase = C::SPS < C::SR ? (uint32_t)sp_hi : rr.phase;
         if (u == 0) {
-            if (!(TETRA_GEMM_V7_EARLY_SYNC && early_r)) mbar_wait(rfull + 8 * rr.slot, rr.phase);
+            mbar_wait(rfull + 8 * rr.slot, rr.phase);
             if (C::SP_ON) mbar_wait(spfull + 8 * sp_slot, sp_phase); /* its scales converted */
         }
         V7_STAMP(tr_row, V7_TK_C_RFULL);
@@ -1942,7 +1928,7 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
         const uint32_t db = db0 + ra.slot * (C::A_STAGE_BYTES / 16) + u * (C::A_TILE_BYTES / 16);
         uint32_t *const tr_row = tr_on ? tr_row0 + i * V7_TK_N : nullptr; /* computed once per step */
         (void)tr_row;
-        if (u == 0 && !(TETRA_GEMM_V7_EARLY_SYNC && early_a)) mbar_wait(afull + 8 * ra.slot, ra.phase);
+        if (u == 0) mbar_wait(afull + 8 * ra.slot, ra.phase);
         V7_STAMP(tr_row, V7_TK_C_AFULL);
         wgmma_acc_fence<C::NACC>(acc);
         wgmma_fence();
@@ -1950,22 +1936,6 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
         for (int s = 0; s < W_BK / 16; s++) wgmma_rs_k16<IS_BF16, BT>(acc, cur + 4 * s, wgmma_desc_of(db + s * 32 / 16));
         wgmma_commit();
         V7_STAMP(tr_row, V7_TK_C_ISSUED);
-        if (TETRA_GEMM_V7_EARLY_SYNC && u == C::KT - 1) {
-            /* K-tile i + 1 opens the next raw stage (rr: advanced by K-tile i's load_frag) and
-             * the next A stage; test them while K-tile i - 1's group drains */
-            if (i + 1 < nk) {
-                ring_pos<C::SA> an = ra;
-                an.next();
-                early_r = mbar_test(rfull + 8 * rr.slot, rr.phase);
-                early_a = mbar_test(afull + 8 * an.slot, an.phase);
-            }
-            /* A stage a_prev (K-tiles i - 3, i - 2): its wgmmas completed before the previous
-             * step's wgmma_wait<1> returned */
-            if (i >= 2 * C::KT - 1 && lane == 0) {
-                mbar_arrive(aempty + 8 * a_prev);
-                if (PAIR) mbar_arrive_remote(aempty_peer + 8 * a_prev);
-            }
-        }
         wgmma_acc_fence<C::NACC>(acc);
         wgmma_wait<1>(); /* K-tile i - 1's group has completed: its A stage and nxt are free */
 #ifdef TETRA_GEMM_V7_SERIAL_DQ
@@ -1978,7 +1948,7 @@ __device__ __forceinline__ void v7_body(const CUtensorMap &tm_a, const CUtensorM
         wgmma_acc_fence<C::NACC>(acc);
         V7_STAMP(tr_row, V7_TK_C_WAIT1);
         /* K-tile i - 1 was the last of A stage a_prev (KT = 2: i is its successor's first) */
-        if (!TETRA_GEMM_V7_EARLY_SYNC && u == 0 && i > 0 && lane == 0) { /* both CTAs' producers write this stage (PAIR) */
+        if (u == 0 && i > 0 && lane == 0) { /* both CTAs' producers write this stage (PAIR) */
             mbar_arrive(aempty + 8 * a_prev);
             if (PAIR) mbar_arrive_remote(aempty_peer + 8 * a_prev);
         }
