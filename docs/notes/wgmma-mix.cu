@@ -49,6 +49,13 @@
  * warpgroups / over the T group's / over the D group's, each a median over CTAs; a reference has its
  * _cta row only), t_cyc / d_cyc the t<WT>d0 / t0d<WD> references, over_sum = row / (T_alone +
  * D_alone), over_max = row / max(T_alone, D_alone).
+ * SPLIT kinds (fourth part, session 25, helper s24probe; docs/notes/wgmma-mix-s25.md): kernel
+ * probe_split_k<TK, DK>, probe_split's code with one side changed: dfold (D: the mix with v7.14's
+ * FOLD, 8 PRMT fewer per K-tile), dhalf (D: the mix on words 0-7 only), te4m3x2 (T: 2 RS wgmma
+ * m64n64k32 e4m3 per K-tile, the BF16 T's FLOPs), te4m3x4 (T: 4 of them, the BF16 T's wgmma count
+ * and, at the FP8 rate, its tensor time); each kind runs (WT, WD) = (1, 0), (2, 0), (0, 1), (0, 2)
+ * (its own references), (2, 2), (2, 1); rows after session 22's, variant <kind>_tXdY_<part>.
+ * The existing 61 kernels' SASS is unchanged by this part (diffed).
  * Build: nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -o wgmma-mix docs/notes/wgmma-mix.cu
  * Run:   ./wgmma-mix [iters] > wgmma-mix.csv   (iters even, default 2048) */
 #include <algorithm>
@@ -99,6 +106,22 @@ __device__ __forceinline__ uint32_t lds32(uint32_t a) {
     asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(a));
     return v;
 }
+/* ld.volatile (v_lds; dequant_t's LDS.128 at STEPS = 2): in v_lds's D kernel ptxas otherwise drops
+ * the loads whose words no loop instruction uses and loads the last K-tile's words once after it;
+ * at STEPS = 2 it narrowed the LDS.128 to an LDS.64 (both seen in the SASS) */
+__device__ __forceinline__ uint4 lds128v(uint32_t a) {
+    uint4 v;
+    asm volatile("ld.volatile.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(a));
+    return v;
+}
+__device__ __forceinline__ uint32_t lds32v(uint32_t a) {
+    uint32_t v;
+    asm volatile("ld.volatile.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(a));
+    return v;
+}
+
 __device__ __forceinline__ void sts128(uint32_t a, uint32_t x, uint32_t y, uint32_t z, uint32_t w) {
     asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"r"(a), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
 }
@@ -176,6 +199,13 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[32], uint64_t da, uint64_t d
                  : "l"(da), "l"(db), "r"(1));
 }
 
+/* one 16-bit half of v in both halves (v7.14's half_bcast<H, true>) */
+__device__ __forceinline__ uint32_t bcast16(uint32_t v, int h) {
+    uint32_t r;
+    if (h == 0) asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {lo, lo};\n}" : "=r"(r) : "r"(v));
+    else asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {hi, hi};\n}" : "=r"(r) : "r"(v));
+    return r;
+}
 /* v7's fragment-layout dequantization of one K-tile (the instruction mix of gemm_sm90.cu's
  * dequant_frag_prepared after v7.5, written out again here): the thread's 16 code bytes (word s:
  * k16 step s, its 4 BF16 pairs placed at the pattern 0x81C081C0 and three shifted copies), the
@@ -187,16 +217,10 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[32], uint64_t da, uint64_t d
  * which ptxas folds into the HMUL2s' operand selectors (.H0_H0 / .H1_H1): 8 PRMT fewer per K-tile.
  * STEPS = 2 rewrites only words 0-7 (k16 steps 0-1; the loads and the scale conversion are
  * the full mix's); words 8-15 keep what they held (pinned with the rest). */
-__device__ __forceinline__ uint32_t bcast16(uint32_t v, int h) {
-    uint32_t r;
-    if (h == 0) asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {lo, lo};\n}" : "=r"(r) : "r"(v));
-    else asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {hi, hi};\n}" : "=r"(r) : "r"(v));
-    return r;
-}
 template <bool FOLD, int STEPS>
 __device__ __forceinline__ void dequant_t(uint32_t (&f)[16], uint32_t raw, uint32_t sc0, uint32_t sc1, uint32_t qsel) {
     const uint32_t c0 = lds32(sc0), c1 = lds32(sc1);
-    const uint4 v = lds128(raw);
+    const uint4 v = STEPS == 4 ? lds128(raw) : lds128v(raw); /* STEPS 2: else ptxas loads 8 bytes only */
     const uint32_t x = prmt(c0, c1, qsel) & 0x007F007Fu;    /* step tq of rows g (byte 0), g + 8 (byte 2) */
     const uint32_t nan = x + 0x01010101u;                     /* bit 7 of a byte: the code was 0x7F */
     uint32_t sv = ((x << 4) & 0x07F007F0u) | prmt(nan, 0, 0xAA88u);
@@ -244,21 +268,6 @@ __device__ __forceinline__ uint32_t fmul(uint32_t a, uint32_t b) {
 }
 /* (a | kz) ^ b: four inputs once a is itself a masked value, so it is one more LOP3 than the mask */
 __device__ __forceinline__ uint32_t lopx(uint32_t a, uint32_t b, uint32_t kz) { return (a | kz) ^ b; }
-/* ld.volatile (v_lds only): in its D kernel ptxas otherwise drops the loads whose words are used
- * by no instruction in the loop and loads the last K-tile's words once after it (seen in the SASS) */
-__device__ __forceinline__ uint4 lds128v(uint32_t a) {
-    uint4 v;
-    asm volatile("ld.volatile.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "r"(a));
-    return v;
-}
-__device__ __forceinline__ uint32_t lds32v(uint32_t a) {
-    uint32_t v;
-    asm volatile("ld.volatile.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(a));
-    return v;
-}
-
 template <int VAR>
 __device__ __forceinline__ void dequant_var(uint32_t (&f)[16], uint32_t raw, uint32_t sc0, uint32_t sc1, uint32_t qsel,
                                             uint32_t kz) {
