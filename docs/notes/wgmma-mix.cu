@@ -49,6 +49,13 @@
  * warpgroups / over the T group's / over the D group's, each a median over CTAs; a reference has its
  * _cta row only), t_cyc / d_cyc the t<WT>d0 / t0d<WD> references, over_sum = row / (T_alone +
  * D_alone), over_max = row / max(T_alone, D_alone).
+ * SPLIT kinds (fourth part, session 25, helper s24probe; docs/notes/wgmma-mix-s25.md): kernel
+ * probe_split_k<TK, DK>, probe_split's code with one side changed: dfold (D: the mix with v7.14's
+ * FOLD, 8 PRMT fewer per K-tile), dhalf (D: the mix on words 0-7 only), te4m3x2 (T: 2 RS wgmma
+ * m64n64k32 e4m3 per K-tile, the BF16 T's FLOPs), te4m3x4 (T: 4 of them, the BF16 T's wgmma count
+ * and, at the FP8 rate, its tensor time); each kind runs (WT, WD) = (1, 0), (2, 0), (0, 1), (0, 2)
+ * (its own references), (2, 2), (2, 1); rows after session 22's, variant <kind>_tXdY_<part>.
+ * The existing 61 kernels' SASS is unchanged by this part (diffed).
  * Build: nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -o wgmma-mix docs/notes/wgmma-mix.cu
  * Run:   ./wgmma-mix [iters] > wgmma-mix.csv   (iters even, default 2048) */
 #include <algorithm>
@@ -99,6 +106,22 @@ __device__ __forceinline__ uint32_t lds32(uint32_t a) {
     asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(a));
     return v;
 }
+/* ld.volatile (v_lds; dequant_t's LDS.128 at STEPS = 2): in v_lds's D kernel ptxas otherwise drops
+ * the loads whose words no loop instruction uses and loads the last K-tile's words once after it;
+ * at STEPS = 2 it narrowed the LDS.128 to an LDS.64 (both seen in the SASS) */
+__device__ __forceinline__ uint4 lds128v(uint32_t a) {
+    uint4 v;
+    asm volatile("ld.volatile.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(a));
+    return v;
+}
+__device__ __forceinline__ uint32_t lds32v(uint32_t a) {
+    uint32_t v;
+    asm volatile("ld.volatile.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(a));
+    return v;
+}
+
 __device__ __forceinline__ void sts128(uint32_t a, uint32_t x, uint32_t y, uint32_t z, uint32_t w) {
     asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"r"(a), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
 }
@@ -147,6 +170,21 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[32], const uint32_t *a, uint
                    "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
 }
+/* D[64 x 64] += A[64 x 32] (registers: the m64k32 8-bit fragment, 4 e4m3 per register) * B[32 x 64]
+ * (shared, e4m3, K-major: 8-bit wgmmas take no transpose arguments). Twice the FLOPs of one
+ * m64n64k16 BF16 wgmma from the same 4 A registers and the same 32 bytes per B row. */
+__device__ __forceinline__ void wgmma_rs_e4m3(float (&d)[32], const uint32_t *a, uint64_t db) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,"
+                 "%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, {%32,%33,%34,%35}, "
+                 "%36, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+                   "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),
+                   "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),
+                   "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
+}
 /* the same with A from shared memory */
 __device__ __forceinline__ void wgmma_ss(float (&d)[32], uint64_t da, uint64_t db) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
@@ -161,15 +199,28 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[32], uint64_t da, uint64_t d
                  : "l"(da), "l"(db), "r"(1));
 }
 
+/* one 16-bit half of v in both halves (v7.14's half_bcast<H, true>) */
+__device__ __forceinline__ uint32_t bcast16(uint32_t v, int h) {
+    uint32_t r;
+    if (h == 0) asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {lo, lo};\n}" : "=r"(r) : "r"(v));
+    else asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\nmov.b32 %0, {hi, hi};\n}" : "=r"(r) : "r"(v));
+    return r;
+}
 /* v7's fragment-layout dequantization of one K-tile (the instruction mix of gemm_sm90.cu's
  * dequant_frag_prepared after v7.5, written out again here): the thread's 16 code bytes (word s:
  * k16 step s, its 4 BF16 pairs placed at the pattern 0x81C081C0 and three shifted copies), the
  * scale codes of its rows g / g + 8 (one byte per k16 step); thread tq of a quad converts step
  * tq's two scales (exponent placement, NaN flag, two exact multiplies) and the quad shares
  * them with 4 SHFLs; each of the 16 output words is mask / shift / multiply, then one HMUL2. */
-__device__ __forceinline__ void dequant(uint32_t (&f)[16], uint32_t raw, uint32_t sc0, uint32_t sc1, uint32_t qsel) {
+/* FOLD / STEPS (session 25, SPLIT only; FOLD = false, STEPS = 4 is `dequant`, the same code):
+ * FOLD takes a step's two scales as 16-bit broadcasts (v7.14's half_bcast<H, true>, gemv_warp.cuh),
+ * which ptxas folds into the HMUL2s' operand selectors (.H0_H0 / .H1_H1): 8 PRMT fewer per K-tile.
+ * STEPS = 2 rewrites only words 0-7 (k16 steps 0-1; the loads and the scale conversion are
+ * the full mix's); words 8-15 keep what they held (pinned with the rest). */
+template <bool FOLD, int STEPS>
+__device__ __forceinline__ void dequant_t(uint32_t (&f)[16], uint32_t raw, uint32_t sc0, uint32_t sc1, uint32_t qsel) {
     const uint32_t c0 = lds32(sc0), c1 = lds32(sc1);
-    const uint4 v = lds128(raw);
+    const uint4 v = STEPS == 4 ? lds128(raw) : lds128v(raw); /* STEPS 2: else ptxas loads 8 bytes only */
     const uint32_t x = prmt(c0, c1, qsel) & 0x007F007Fu;    /* step tq of rows g (byte 0), g + 8 (byte 2) */
     const uint32_t nan = x + 0x01010101u;                     /* bit 7 of a byte: the code was 0x7F */
     uint32_t sv = ((x << 4) & 0x07F007F0u) | prmt(nan, 0, 0xAA88u);
@@ -177,15 +228,18 @@ __device__ __forceinline__ void dequant(uint32_t (&f)[16], uint32_t raw, uint32_
     const uint32_t w[4] = {v.x, v.y, v.z, v.w};
     const uint32_t M = 0x81C081C0u;
 #pragma unroll
-    for (int s = 0; s < 4; s++) {
+    for (int s = 0; s < STEPS; s++) {
         const uint32_t q = __shfl_sync(0xFFFFFFFFu, sv, s, 4); /* step s of both rows, from thread s of the quad */
-        const uint32_t s0 = prmt(q, 0, 0x1010u), s1 = prmt(q, 0, 0x3232u);
+        const uint32_t s0 = FOLD ? bcast16(q, 0) : prmt(q, 0, 0x1010u), s1 = FOLD ? bcast16(q, 1) : prmt(q, 0, 0x3232u);
         const uint32_t c = w[s];
         f[4 * s + 0] = hmul2(c & M, s0);
         f[4 * s + 1] = hmul2((c << 3) & M, s1);
         f[4 * s + 2] = hmul2((c << 6) & M, s0);
         f[4 * s + 3] = hmul2(((c >> 7) & 0x00D800D8u) * 0x821u & M, s1);
     }
+}
+__device__ __forceinline__ void dequant(uint32_t (&f)[16], uint32_t raw, uint32_t sc0, uint32_t sc1, uint32_t qsel) {
+    dequant_t<false, 4>(f, raw, sc0, sc1, qsel);
 }
 
 /* Dequantization variants (RS form, modes D and TD only): which instruction class of the mix
@@ -214,21 +268,6 @@ __device__ __forceinline__ uint32_t fmul(uint32_t a, uint32_t b) {
 }
 /* (a | kz) ^ b: four inputs once a is itself a masked value, so it is one more LOP3 than the mask */
 __device__ __forceinline__ uint32_t lopx(uint32_t a, uint32_t b, uint32_t kz) { return (a | kz) ^ b; }
-/* ld.volatile (v_lds only): in its D kernel ptxas otherwise drops the loads whose words are used
- * by no instruction in the loop and loads the last K-tile's words once after it (seen in the SASS) */
-__device__ __forceinline__ uint4 lds128v(uint32_t a) {
-    uint4 v;
-    asm volatile("ld.volatile.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "r"(a));
-    return v;
-}
-__device__ __forceinline__ uint32_t lds32v(uint32_t a) {
-    uint32_t v;
-    asm volatile("ld.volatile.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(a));
-    return v;
-}
-
 template <int VAR>
 __device__ __forceinline__ void dequant_var(uint32_t (&f)[16], uint32_t raw, uint32_t sc0, uint32_t sc1, uint32_t qsel,
                                             uint32_t kz) {
@@ -430,8 +469,16 @@ __global__ void __launch_bounds__(128 * W, 1) probe(int iters, long long *cycles
  * loop does not depend on that). The D warpgroups address the code / scale tables as warpgroups
  * 0 .. WD - 1 (as `probe` at W = WD). Launch bounds 512 (the (2, 2) case: <= 128 registers per
  * thread), one CTA per SM (the 200 KiB request). */
-__global__ void __launch_bounds__(512, 1) probe_split(int iters, int wt, long long *cycles, int *smids,
-                                                      uint32_t *sink) {
+/* The SPLIT kernels' T and D kinds (session 25, helper s24probe; the existing probe_split is
+ * <TK_BF16, DK_FULL>): TK_E4M3_2: 2 x wgmma m64n64k32 e4m3 per K-tile (RS), the BF16 T's FLOPs in half
+ * the wgmmas and, at the FP8 rate, about half the tensor time; TK_E4M3_4: 4 of them (twice the
+ * FLOPs, the BF16 T's wgmma count and tensor time). DK_FOLD: the mix with v7.14's FOLD (8 PRMT
+ * fewer); DK_HALF: the mix on words 0-7 only (dequant_t). */
+enum { TK_BF16, TK_E4M3_2, TK_E4M3_4 };
+enum { DK_FULL, DK_FOLD, DK_HALF };
+
+template <int TK, int DK>
+__device__ __forceinline__ void split_body(int iters, int wt, long long *cycles, int *smids, uint32_t *sink) {
     extern __shared__ __align__(1024) uint8_t smem[];
     const uint32_t base = ((uint32_t)__cvta_generic_to_shared(smem) + 1023u) & ~1023u;
     for (uint32_t i = threadIdx.x; i < OFF_RAW / 4; i += blockDim.x) sts32(base + 4 * i, 0x3C003C01u + (i & 7));
@@ -465,8 +512,13 @@ __global__ void __launch_bounds__(512, 1) probe_split(int iters, int wt, long lo
         const uint32_t b = base + OFF_B + (uint32_t)(i % NB) * TILE;
         acc_fence(acc);
         wg_fence();
+        if (TK == TK_BF16) {
 #pragma unroll
-        for (int s = 0; s < 4; s++) wgmma_rs(acc, cur + 4 * s, desc_of(b + 32 * s));
+            for (int s = 0; s < 4; s++) wgmma_rs(acc, cur + 4 * s, desc_of(b + 32 * s));
+        } else { /* e4m3: k32 = 32 bytes of a B row, as k16 of BF16 (TK_E4M3_2 reads A words 0-7 only) */
+#pragma unroll
+            for (int s = 0; s < (TK == TK_E4M3_2 ? 2 : 4); s++) wgmma_rs_e4m3(acc, cur + 4 * s, desc_of(b + 32 * s));
+        }
         wg_commit();
         acc_fence(acc);
         wg_wait<1>();
@@ -477,7 +529,8 @@ __global__ void __launch_bounds__(512, 1) probe_split(int iters, int wt, long lo
         asm volatile("mov.u32 %0, %%clock;\n" : "=r"(clk)::"memory");
         stamp ^= clk;
         const uint32_t k = (uint32_t)(i + 1) % NK;
-        dequant(nxt, raw0 + k * RAW_KT, sc00 + k * SC_KT, sc10 + k * SC_KT, qsel);
+        dequant_t<DK == DK_FOLD, DK == DK_HALF ? 2 : 4>(nxt, raw0 + k * RAW_KT, sc00 + k * SC_KT, sc10 + k * SC_KT,
+                                                       qsel);
         pin16(nxt);
     };
 
@@ -494,15 +547,36 @@ __global__ void __launch_bounds__(512, 1) probe_split(int iters, int wt, long lo
         t1 = clock64();
     } else {
         t0 = clock64();
-        for (int i = 0; i < iters; i += 2) {
-            dequant_step(i, f1);
-            dequant_step(i + 1, f0);
+        if (DK == DK_FULL) {
+            for (int i = 0; i < iters; i += 2) {
+                dequant_step(i, f1);
+                dequant_step(i + 1, f0);
+            }
+        } else {
+            /* the lighter mixes: no further unrolling (as the variants in `probe`: in a body of 4
+             * K-tiles one K-tile's words would be overwritten unread and could be dropped) */
+#pragma unroll 1
+            for (int i = 0; i < iters; i += 2) {
+                dequant_step(i, f1);
+                dequant_step(i + 1, f0);
+            }
         }
         acc_fence(acc);
         t1 = clock64();
         if (iters < 0) never_run_wgmma(acc, f0, base); /* as in mode D's kernel */
     }
     probe_finish(t0, t1, t, wg, cycles, smids, sink, f0, f1, acc, stamp);
+}
+
+
+__global__ void __launch_bounds__(512, 1) probe_split(int iters, int wt, long long *cycles, int *smids,
+                                                      uint32_t *sink) {
+    split_body<TK_BF16, DK_FULL>(iters, wt, cycles, smids, sink);
+}
+template <int TK, int DK>
+__global__ void __launch_bounds__(512, 1) probe_split_k(int iters, int wt, long long *cycles, int *smids,
+                                                        uint32_t *sink) {
+    split_body<TK, DK>(iters, wt, cycles, smids, sink);
 }
 
 struct row_t {
@@ -586,13 +660,29 @@ template <int W> static void run_vars(std::vector<row_t> &rows, int sms, int ite
 /* SPLIT rows: per launch and CTA, the max over the T group's warpgroups, over the D group's, and
  * over all (the CTA); each quantity's median over CTAs, then the median of the 3 timed launches
  * (p10 / p90 over CTAs from the launch that gave that median) */
+typedef void (*split_kernel_t)(int, int, long long *, int *, uint32_t *);
+/* the session-25 SPLIT kinds: kernel, name prefix of their rows, wgmmas per K-tile per T warpgroup */
+struct split_kind_t {
+    split_kernel_t kern;
+    const char *name;
+    int wgmmas;
+};
+static const split_kind_t split_kinds[] = {
+    {probe_split_k<TK_BF16, DK_FOLD>, "dfold", 4},      /* D: the mix with FOLD (8 PRMT fewer) */
+    {probe_split_k<TK_BF16, DK_HALF>, "dhalf", 4},      /* D: the mix on words 0-7 only */
+    {probe_split_k<TK_E4M3_2, DK_FULL>, "te4m3x2", 2}, /* T: 2 e4m3 k32 wgmmas (the BF16 T's FLOPs) */
+    {probe_split_k<TK_E4M3_4, DK_FULL>, "te4m3x4", 4}, /* T: 4 e4m3 k32 wgmmas (twice the FLOPs) */
+};
+
 struct split_t {
+    int kind; /* -1: probe_split (session 22's rows), else an index into split_kinds */
     int wt, wd;
     double med[3], p10[3], p90[3]; /* [0] the CTA, [1] the T group, [2] the D group (0 where absent) */
     int one_per_sm;
 };
 
-static split_t run_split(int wt, int wd, int sms, int iters) {
+static split_t run_split(int wt, int wd, int sms, int iters, int kind = -1) {
+    const split_kernel_t kern = kind < 0 ? probe_split : split_kinds[kind].kern;
     const int w_all = wt + wd;
     long long *cyc;
     int *smid;
@@ -601,15 +691,15 @@ static split_t run_split(int wt, int wd, int sms, int iters) {
     CHECK(cudaMalloc(&smid, sizeof(int) * sms));
     CHECK(cudaMalloc(&sink, sizeof(uint32_t) * sms * 128 * w_all));
     CHECK(cudaMemset(cyc, 0, sizeof(long long) * sms * 4));
-    CHECK(cudaFuncSetAttribute(probe_split, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+    CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
     int per_sm = 0;
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, probe_split, 128 * w_all, SMEM_BYTES));
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, 128 * w_all, SMEM_BYTES));
     std::vector<long long> h(sms * 4);
     std::vector<int> hs(sms);
     std::vector<std::vector<double>> launches[3];
     int distinct_all = 1;
     for (int rep = 0; rep < 4; rep++) { /* a warm-up, then 3 timed */
-        probe_split<<<sms, 128 * w_all, SMEM_BYTES>>>(iters, wt, cyc, smid, sink);
+        kern<<<sms, 128 * w_all, SMEM_BYTES>>>(iters, wt, cyc, smid, sink);
         CHECK(cudaGetLastError());
         CHECK(cudaDeviceSynchronize());
         if (rep == 0) continue;
@@ -635,7 +725,7 @@ static split_t run_split(int wt, int wd, int sms, int iters) {
     CHECK(cudaFree(cyc));
     CHECK(cudaFree(smid));
     CHECK(cudaFree(sink));
-    split_t x = {wt, wd, {0}, {0}, {0}, per_sm == 1 && distinct_all};
+    split_t x = {kind, wt, wd, {0}, {0}, {0}, per_sm == 1 && distinct_all};
     auto by_median = [](const std::vector<double> &a, const std::vector<double> &b) {
         return a[a.size() / 2] < b[b.size() / 2];
     };
@@ -666,6 +756,10 @@ int main(int argc, char **argv) {
     std::vector<split_t> split; /* the references (one group alone) first, then the four splits */
     static const int split_cfg[8][2] = {{1, 0}, {2, 0}, {0, 1}, {0, 2}, {2, 2}, {2, 1}, {1, 1}, {1, 2}};
     for (const auto &c : split_cfg) split.push_back(run_split(c[0], c[1], sms, iters));
+    /* session 25: each kind's references, then (2, 2) and (2, 1), appended after the rows above */
+    static const int kind_cfg[6][2] = {{1, 0}, {2, 0}, {0, 1}, {0, 2}, {2, 2}, {2, 1}};
+    for (int k = 0; k < (int)(sizeof split_kinds / sizeof split_kinds[0]); k++)
+        for (const auto &c : kind_cfg) split.push_back(run_split(c[0], c[1], sms, iters, k));
     printf("form,mode,w,ctas,iters,cyc_per_ktile_cta,p10,p90,tensor_cyc,tensor_share,t_cyc,d_cyc,"
            "over_sum,over_max,one_per_sm,variant\n");
     int bad = 0;
@@ -685,21 +779,25 @@ int main(int argc, char **argv) {
     }
     /* SPLIT rows (form RS, mode SPLIT, w = WT + WD, variant tXdY_cta / _tgrp / _dgrp; a reference
      * has its _cta row only): t_cyc = T alone at WT warpgroups (the t<WT>d0 reference), d_cyc = D
-     * alone at WD (t0d<WD>), so over_sum = row / (T_alone + D_alone), over_max = row / max */
+     * alone at WD (t0d<WD>), so over_sum = row / (T_alone + D_alone), over_max = row / max. The
+     * session-25 kinds' rows: variant <kind>_tXdY_<part>, their references from their own kernel;
+     * tensor_cyc = WT x wgmmas x 32 (an e4m3 m64n64k32 at the FP8 dense rate: 32 cycles) */
     size_t nsplit = 0;
     for (const split_t &x : split) {
         double tc = 0, dc = 0;
         for (const split_t &y : split) {
+            if (y.kind != x.kind) continue;
             if (y.wd == 0 && y.wt == x.wt) tc = y.med[0];
             if (y.wt == 0 && y.wd == x.wd) dc = y.med[0];
         }
         static const char *const part[] = {"cta", "tgrp", "dgrp"};
         for (int q = 0; q < 3; q++) {
             if (q > 0 && (x.wt == 0 || x.wd == 0)) continue;
-            const double tensor = 4.0 * 32.0 * x.wt;
-            printf("RS,SPLIT,%d,%d,%d,%.1f,%.1f,%.1f,%.0f,%.3f,%.1f,%.1f,%.3f,%.3f,%d,t%dd%d_%s\n", x.wt + x.wd, sms,
-                   iters, x.med[q], x.p10[q], x.p90[q], tensor, q == 2 ? 0.0 : tensor / x.med[q], tc, dc,
-                   x.med[q] / (tc + dc), x.med[q] / std::max(tc, dc), x.one_per_sm, x.wt, x.wd, part[q]);
+            const double tensor = (x.kind < 0 ? 4 : split_kinds[x.kind].wgmmas) * 32.0 * x.wt;
+            printf("RS,SPLIT,%d,%d,%d,%.1f,%.1f,%.1f,%.0f,%.3f,%.1f,%.1f,%.3f,%.3f,%d,%s%st%dd%d_%s\n", x.wt + x.wd,
+                   sms, iters, x.med[q], x.p10[q], x.p90[q], tensor, q == 2 ? 0.0 : tensor / x.med[q], tc, dc,
+                   x.med[q] / (tc + dc), x.med[q] / std::max(tc, dc), x.one_per_sm,
+                   x.kind < 0 ? "" : split_kinds[x.kind].name, x.kind < 0 ? "" : "_", x.wt, x.wd, part[q]);
             nsplit++;
         }
         bad |= !x.one_per_sm;
