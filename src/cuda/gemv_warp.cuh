@@ -1,5 +1,6 @@
 /* gemv_warp.cuh - the GEMV's per-warp data-path helpers (gemv.cu), shared with the skinny
- * wgmma kernel (skinny_sm90.cu), which feeds the same dequantized words to wgmma: NVFP4
+ * wgmma kernel (skinny_sm90.cu), which feeds the same dequantized words to wgmma, and with v7
+ * (gemm_sm90.cu: prmt, and half_bcast for its folded scale pairs): NVFP4
  * words into FP16/BF16 operand pairs times the block scale (exact, with a fixed power-of-two
  * factor the epilogue removes: BF16 2^-7, FP16 2^-14), the scale pairs, and the cp.async
  * ring's copies. Notes: docs/notes/gemv.md. */
