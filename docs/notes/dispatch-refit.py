@@ -3,7 +3,12 @@
 src/cuda/gemm_sm90.cu) on a `tetra tune --json` file's TRAINING shapes ("tuned"), never on
 its held-out ones. Python mirror of the C rules; a grid search over c(128), c(64) and T_BYTES.
 
-  python3 docs/notes/dispatch-refit.py TUNE.json [--sms 132] [--cur-c128 C]
+  python3 docs/notes/dispatch-refit.py TUNE.json [TUNE2.json ...] [--sms 132] [--cur C128,TB2,TBK ...]
+
+T_BYTES is a pair since session 25: (2 splits, summed by the tile's last CTA; more, summed by
+the reduce kernel). --cur gives, per tune file in order, the constants of the build that made it
+(its /0 rows ran that build's split rule): 0.75,2.6e6,2.6e6 for runs 115-116, 0.70,2.6e6,2.6e6
+for run 120, 0.66,1.8e6,3.6e6 from session 25's change on (the default).
 
 Per training shape with M > 64 (where the rule chooses between two tiles), the rule's tile is
 scored by the sweep's timing of wgmma_t/BT/0 (that tile under the kernel's own split rule,
@@ -21,7 +26,7 @@ def cost_t(m, n, k, l, bt, s, sms, c, tb):
     waves = (ctas_t(m, n, l, bt) * s + sms - 1) // sms
     cost = waves * (((kt + s - 1) // s) * c[bt] + T_FIXED)
     if s > 1:
-        cost += T_REDUCE + s * m * n * l * 8.0 / tb
+        cost += T_REDUCE + s * m * n * l * 8.0 / (tb[0] if s == 2 else tb[1])
     return cost
 
 def split_t(m, n, k, l, bt, sms, c, tb):
@@ -60,72 +65,61 @@ def choose(m, n, k, l, sms, c, tb):
     return bt, s
 
 def main():
-    path = sys.argv[1]
-    sms = int(sys.argv[sys.argv.index("--sms") + 1]) if "--sms" in sys.argv else 132
-    d = json.load(open(path))
+    args = sys.argv[1:]
+    sms = int(args[args.index("--sms") + 1]) if "--sms" in args else 132
+    curs = args[args.index("--cur") + 1:] if "--cur" in args else []
+    paths = [a for a in args[:args.index("--cur")] if a.endswith(".json")] if "--cur" in args else \
+        [a for a in args if a.endswith(".json")]
     rows = []
-    for r in d["tuned"]:
-        sh = r["shape"]
-        m, n, k, l = sh["m"], sh["n"], sh["k"], sh.get("l", 1) or 1
-        if m <= 64:
-            continue
-        us = {c["config"]: c["us"] for c in r["configs"]}
-        bt = 128 if m <= 128 else 256
-        a, b = us.get("wgmma_t/%d/0" % (bt // 2)), us.get("wgmma_t/%d/0" % bt)
-        if a is None or b is None:
-            continue
-        rows.append((m, n, k, l, {bt // 2: a, bt: b}, us))
-    # the constants of the build that made the tune file (its /0 rows ran their split rule):
-    # 0.70 since session 24 (run 117); runs 115-116 and earlier tune files: --cur-c128 0.75
-    cur128 = float(sys.argv[sys.argv.index("--cur-c128") + 1]) if "--cur-c128" in sys.argv else 0.70
-    cur = {64: 0.62, 128: cur128, 256: 1.0}
-    def timed(m, n, k, l, bt, s, t, us):
-        """the sweep's time of (BT, s): /0 is the tuned build's own split rule (the current
-        constants'), else the pinned split's row if the sweep has it, else None"""
-        if s == split_t(m, n, k, l, bt, sms, cur, 2.6e6):
-            return t[bt]
+    for fi, path in enumerate(paths):
+        c128, tb2, tbk = (float(x) for x in (curs[fi] if fi < len(curs) else "0.66,1.8e6,3.6e6").split(","))
+        cur = ({64: 0.62, 128: c128, 256: 1.0}, (tb2, tbk))
+        for r in json.load(open(path))["tuned"]:
+            sh = r["shape"]
+            m, n, k, l = sh["m"], sh["n"], sh["k"], sh.get("l", 1) or 1
+            if m <= 64:
+                continue
+            us = {c["config"]: c["us"] for c in r["configs"] if c["us"]}
+            rows.append((m, n, k, l, us, cur))
+    def timed(m, n, k, l, bt, s, us, cur):
+        """the sweep's time of (BT, s): /0 is the tuned build's own split rule (that file's
+        constants), else the pinned split's row if the sweep has it, else None"""
+        if s == split_t(m, n, k, l, bt, sms, cur[0], cur[1]):
+            return us.get("wgmma_t/%d/0" % bt)
         return us.get("wgmma_t/%d/%d" % (bt, s))
     def loss(c, tb, show=False):
         tot, worst, miss = 0.0, 1.0, 0
-        for m, n, k, l, t, us in rows:
+        for m, n, k, l, us, cur in rows:
             bt, s = choose(m, n, k, l, sms, c, tb)
-            tt = timed(m, n, k, l, bt, s, t, us)
+            tt = timed(m, n, k, l, bt, s, us, cur)
+            best = min(v for key, v in us.items() if key.startswith("wgmma_t/"))
             if tt is None:  # a split the sweep did not time: counted as a miss
                 miss += 1
                 if show:
                     print("  %5dx%6dx%6d  BT %3d (s %2d)  not timed by the sweep" % (m, n, k, bt, s))
                 continue
-            r = tt / min(list(t.values()) + [tt])
+            r = tt / best
             tot += math.log(r)
             worst = max(worst, r)
             miss += r > 1.05
             if show:
-                print("  %5dx%6dx%6d  BT %3d (s %2d)  %8.2f us  best %8.2f  x%.3f  [%s]" % (
-                    m, n, k, bt, s, tt, min(list(t.values()) + [tt]), r,
-                    " ".join("%d:%.2f" % kv for kv in sorted(t.items()))))
+                print("  %5dx%6dx%6d  BT %3d (s %2d)  %8.2f us  best %8.2f  x%.3f" % (m, n, k, bt, s, tt, best, r))
         return math.exp(tot / max(1, len(rows))), worst, miss
-    print("training shapes with a tile choice: %d (%s)" % (len(rows), path))
-    print("current c(128) %.2f c(64) 0.62 T_BYTES 2.6e6: geomean x%.4f worst x%.3f misses>5%% %d" % ((cur128,) + loss(cur, 2.6e6)))
-    loss(cur, 2.6e6, True)
-    best = None
-    for c128, c64, tb in itertools.product([x / 100 for x in range(55, 96)], [x / 100 for x in range(45, 81)],
-                                           [0.33e6, 0.65e6, 1.3e6, 2.6e6, 5.2e6]):
-        cc = {64: c64, 128: c128, 256: 1.0}
-        g, w, mi = loss(cc, tb)
-        key = (mi, round(g, 4), w)
-        if best is None or key < best[0]:
-            best = (key, c128, c64, tb)
-    (mi, g, w), c128, c64, tb = best
-    print("best grid point: c(128) %.2f c(64) %.2f T_BYTES %.1e: geomean x%.4f worst x%.3f misses>5%% %d" % (
-        c128, c64, tb, g, w, mi))
-    # the plateau: every grid point as good as the best, so the reader can pick its middle
-    ok = [(a, b, t) for a, b, t in itertools.product([x / 100 for x in range(55, 96)], [x / 100 for x in range(45, 81)],
-                                                     [0.33e6, 0.65e6, 1.3e6, 2.6e6, 5.2e6])
-          if (lambda r: (r[2], round(r[0], 4)) == (mi, g))(loss({64: b, 128: a, 256: 1.0}, t))]
-    print("plateau: c(128) %.2f-%.2f, c(64) %.2f-%.2f, T_BYTES %s" % (
-        min(a for a, _, _ in ok), max(a for a, _, _ in ok), min(b for _, b, _ in ok), max(b for _, b, _ in ok),
-        sorted(set(t for _, _, t in ok))))
-    loss({64: c64, 128: c128, 256: 1.0}, tb, True)
+    print("training shapes with a tile choice: %d (%s)" % (len(rows), " ".join(paths)))
+    now = ({64: 0.62, 128: 0.66, 256: 1.0}, (1.8e6, 3.6e6))
+    print("main's constants c(128) 0.66 c(64) 0.62 T_BYTES 1.8e6 / 3.6e6: geomean x%.4f worst x%.3f misses>5%% %d"
+          % loss(*now))
+    loss(*now, show=True)
+    grid = list(itertools.product([x / 100 for x in range(55, 86)], [0.62],
+                                  [0.65e6, 0.9e6, 1.3e6, 1.8e6, 2.6e6], [1.3e6, 1.8e6, 2.6e6, 3.6e6, 5.2e6]))
+    scored = [(loss({64: c64, 128: c128, 256: 1.0}, (t2, tk)), c128, c64, t2, tk) for c128, c64, t2, tk in grid]
+    (g, w, mi), c128, c64, t2, tk = min(scored, key=lambda x: (x[0][2], round(x[0][0], 4), x[0][1]))
+    print("best grid point: c(128) %.2f c(64) %.2f T_BYTES %.1e / %.1e: geomean x%.4f worst x%.3f misses>5%% %d" % (
+        c128, c64, t2, tk, g, w, mi))
+    ok = [x for x in scored if x[0][2] == mi]
+    print("grid points with %d misses: c(128) %s; T_BYTES(2) %s; T_BYTES(>2) %s" % (
+        mi, sorted(set(x[1] for x in ok)), sorted(set(x[3] for x in ok)), sorted(set(x[4] for x in ok))))
+    loss({64: c64, 128: c128, 256: 1.0}, (t2, tk), True)
 
 if __name__ == "__main__":
     main()

@@ -3039,14 +3039,21 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
  *   and 256, each with its own split count, by the estimate
  *     waves x (ceil(K-tiles / s) x c(BT) + T_FIXED) + (s > 1 ? T_REDUCE + s x M x N x L x 8 / T_BYTES : 0),
  *   c(BT) = a BT-token K-tile's time in BT-256 K-tiles (c(256) = 1), T_BYTES = the split-K
- *   partials' bytes (written and read back, 8 per element and split) that cost one K-tile.
+ *   partials' bytes (written and read back, 8 per element and split) that cost one K-tile
+ *   (T_BYTES(s): 1.8e6 at s = 2, 3.6e6 above).
  *   Measured on the H200 (tune log of session 7, call 1, and run 23's tune.json): c(128) =
  *   0.75 (2048x24576x6144: 55 us per wave at BT 128, 73 at 256), c(64) = 0.62 (128x24576x6144);
  *   a BT-256 K-tile ~0.74 us per wave, so at ~3.5 TB/s T_BYTES = 2.6 MB. Session 24 re-fitted
  *   c(128) to 0.70 (docs/notes/dispatch-refit.py on runs 115-116's 28 training shapes, M 96-1024:
  *   the plateau with none more than 5% off is c(128) 0.66-0.73, c(64) 0.57-0.64; 0.75 sent
- *   512x3584x4096 to BT 256 with 2 splits at 1.34x BT 128's time; a T_BYTES other than 2.6e6
- *   picks split counts the sweep did not time). Without the split
+ *   512x3584x4096 to BT 256 with 2 splits at 1.34x BT 128's time). Session 25 (run 120: 12 more
+ *   training shapes around N = 2048, K 4096-8192, where BT 256 with 2 splits ran 1.07-1.25x
+ *   BT 128's time at the same CTA count) split T_BYTES by who sums the partials: 1.8 MB for
+ *   2 splits (the tile's last CTA, serially), 3.6 MB for more (the reduce kernel), and c(128)
+ *   0.66: the best of the only grid points with 2 misses over all 40 training shapes (c(128) 0.65-0.66,
+ *   T_BYTES(2) <= 1.8e6, T_BYTES(>2) 3.6e6), and a least-squares fit of this estimate to all
+ *   480 timed configurations of those shapes (with a fixed cost per tile size) gives the same (c(128) 0.646, 1.87 / 3.14 MB;
+ *   docs/notes/tuning.md, session 25). Without the split
  *   traffic term the rule took BT 256 with a 2- to 16-way split where BT 128 without one is
  *   1.06-1.56x faster (256x6144x2048, 512x3072x3072, 256x768x6144). A pinned tile_m keeps
  *   its tile; batch-invariant products keep BT = 256 and no split. The choice depends on
@@ -3073,7 +3080,8 @@ static int64_t ctas_t(const tetra_gemm_problem *p, int bt) {
 
 /* the BT estimate above, in BT-256 K-tile units */
 static double cost_t(const tetra_gemm_problem *p, int bt, int splits, int sms) {
-    const double c = bt == 256 ? 1.0 : bt == 128 ? 0.70 : 0.62, t_bytes = 2.6e6;
+    /* T_BYTES: 2 splits are summed by the tile's last CTA, more by the reduce kernel */
+    const double c = bt == 256 ? 1.0 : bt == 128 ? 0.66 : 0.62, t_bytes = splits == 2 ? 1.8e6 : 3.6e6;
     const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
     const int64_t waves = (ctas_t(p, bt) * splits + sms - 1) / sms;
     double cost = (double)waves * ((double)((ktiles + splits - 1) / splits) * c + T_FIXED);
