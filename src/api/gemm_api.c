@@ -13,7 +13,8 @@
  * the skinny wgmma kernel (TETRA_PATH_SKINNY, also pinnable); anything else with them is
  * refused with a message naming b. Fragment-ordered weights (TETRA_SCALE_FRAGMENT_128X64) go
  * to the GEMV at M <= 16 (BF16 a or W4A4 through the staging pass, K % 128 == 0; build
- * switch / environment TETRA_GEMV_FRAG), else to the transposed wgmma GEMM at every M (64,
+ * switch / environment TETRA_GEMV_FRAG; at 9..16 rows of BF16 a on sm_90 not where the grid
+ * model of TETRA_GEMV_FRAG_V7_SWITCH, default 0, puts v7 ahead), else to the transposed wgmma GEMM at every M (64,
  * 128 or 256 tokens per CTA as for standard weights; switch TETRA_GEMM_FRAG_BT256, default 1)
  * and, where it refuses (not sm_90a, K % 32, alignment), to the reference kernel. */
 #include <math.h>
@@ -229,7 +230,9 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
         /* the GEMV where it can take the problem (checked here as far as known, so that a
          * W4A4 problem it would refuse is not staged twice); it refuses the rest */
         if (!p.batch_invariant && p.m <= (ctx->sm_major == 9 ? tetra_gemv_frag_max_m_sm90() : 16) &&
-            p.k % 128 == 0 && a->dtype != TETRA_DTYPE_FP16 && tetra_gemv_frag_auto()) {
+            p.k % 128 == 0 && a->dtype != TETRA_DTYPE_FP16 && tetra_gemv_frag_auto() &&
+            !(ctx->sm_major == 9 && a->dtype == TETRA_DTYPE_BF16 && p.batch == 1 &&
+              tetra_gemv_frag_prefers_v7(p.m, p.n, p.k, ctx->sms))) {
             st = launch_gemv(&p);
             if (st != TETRA_ERR_UNSUPPORTED) return st;
             tetra_clear_error();
