@@ -153,8 +153,6 @@
 #if TETRA_GEMV_FRAG_X16 != 0 && TETRA_GEMV_FRAG_X16 != 1
 #error "TETRA_GEMV_FRAG_X16: 0 or 1"
 #endif
-/* the X16 threshold where the environment sets none (CMake: TETRA_GEMV_FRAG_X16_MIN_M; 99 builds
- * a control whose X16 loop never runs, for a one-process A/B through tetra bench --lib-b) */
 /* AUTO's fragment GEMV / v7 switch at 9..16 rows (tetra_gemv_frag_prefers_v7; notes:
  * gemv-switch-s25.md): 1 sends sm_90 BF16-a products the grid model puts v7 under 0.95 x the
  * GEMV to v7; 0 (default) keeps the GEMV at every M <= 16 (session 22's routing).
@@ -166,6 +164,8 @@
 #if TETRA_GEMV_FRAG_V7_SWITCH != 0 && TETRA_GEMV_FRAG_V7_SWITCH != 1
 #error "TETRA_GEMV_FRAG_V7_SWITCH: 0 or 1"
 #endif
+/* the X16 threshold where the environment sets none (CMake: TETRA_GEMV_FRAG_X16_MIN_M; 99 builds
+ * a control whose X16 loop never runs, for a one-process A/B through tetra bench --lib-b) */
 #ifndef TETRA_GEMV_FRAG_X16_MIN_M
 #define TETRA_GEMV_FRAG_X16_MIN_M 5 /* run 91: the new loop is faster from M = 5 (1.026x), slower at 2-4 */
 #endif
