@@ -49,7 +49,7 @@ int main(void) {
     CHECK(tetra_gemv_frag_v7_wins(12, 14336, 4096, 132, 0) == 0);
     /* v7 at two waves before its split (2 ceil(N / 256) >= SMs): never */
     CHECK(tetra_gemv_frag_v7_wins(12, 16896, 2048, 132, 4) == 0);
-    /* the default build (switch 0, no environment override) keeps the GEMV */
+    /* a build with the switch off (no environment override) keeps the GEMV */
 #if !TETRA_GEMV_FRAG_V7_SWITCH
     if (!getenv("TETRA_GEMV_FRAG_V7_SWITCH")) CHECK(tetra_gemv_frag_prefers_v7(12, 14336, 4096, 132) == 0);
 #endif

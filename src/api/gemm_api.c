@@ -14,7 +14,7 @@
  * refused with a message naming b. Fragment-ordered weights (TETRA_SCALE_FRAGMENT_128X64) go
  * to the GEMV at M <= 16 (BF16 a or W4A4 through the staging pass, K % 128 == 0; build
  * switch / environment TETRA_GEMV_FRAG; at 9..16 rows of BF16 a on sm_90 not where the grid
- * model of TETRA_GEMV_FRAG_V7_SWITCH, default 0, puts v7 ahead), else to the transposed wgmma GEMM at every M (64,
+ * model of TETRA_GEMV_FRAG_V7_SWITCH, default 1, puts v7 ahead), else to the transposed wgmma GEMM at every M (64,
  * 128 or 256 tokens per CTA as for standard weights; switch TETRA_GEMM_FRAG_BT256, default 1)
  * and, where it refuses (not sm_90a, K % 32, alignment), to the reference kernel. */
 #include <math.h>

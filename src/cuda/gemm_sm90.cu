@@ -3123,6 +3123,17 @@ static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
     return splits;
 }
 
+/* split_t's count for an M x N x K product (L = 1) at BT tokens per CTA: the fragment GEMV / v7
+ * switch's estimate of v7 (gemv.cu, tetra_gemv_frag_v7_wins) takes v7's split from here */
+extern "C" int tetra_gemm_t_auto_splits(int64_t m, int64_t n, int64_t k, int bt, int sms) {
+    tetra_gemm_problem p = {};
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.batch = 1;
+    return split_t(&p, bt, sms);
+}
+
 /* Whether AUTO gives FRAGMENT weights the BT-256 tile as it gives standard weights (the FRAG
  * instances of v10.3 / v10.8; docs/notes/fragment-layout.md, "BT 256 reader"): build switch
  * TETRA_GEMM_FRAG_BT256 (default 1 since run 90: 1.03-1.05x the standard path's speed at M = 256,

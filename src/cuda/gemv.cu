@@ -155,11 +155,11 @@
 #endif
 /* AUTO's fragment GEMV / v7 switch at 9..16 rows (tetra_gemv_frag_prefers_v7; notes:
  * gemv-switch-s25.md): 1 sends sm_90 BF16-a products the grid model puts v7 under 0.95 x the
- * GEMV to v7; 0 (default) keeps the GEMV at every M <= 16 (session 22's routing).
+ * GEMV to v7 (default since run 122); 0 keeps the GEMV at every M <= 16 (session 22's routing).
  * TETRA_GEMV_FRAG_V7_SWITCH=0 / 1 in the environment overrides it (read once). CMake:
  * TETRA_GEMV_FRAG_V7_SWITCH. */
 #ifndef TETRA_GEMV_FRAG_V7_SWITCH
-#define TETRA_GEMV_FRAG_V7_SWITCH 0
+#define TETRA_GEMV_FRAG_V7_SWITCH 1
 #endif
 #if TETRA_GEMV_FRAG_V7_SWITCH != 0 && TETRA_GEMV_FRAG_V7_SWITCH != 1
 #error "TETRA_GEMV_FRAG_V7_SWITCH: 0 or 1"
@@ -1983,20 +1983,12 @@ extern "C" int tetra_gemv_frag_max_m_sm90(void) {
  *         (s = split_t's under-one-wave count; waves = ceil(2 ceil(N / 256) x s / SMs)).
  * v7 at two or more waves before its split (N > 128 x SMs) never: the GEMV measured 1.04-1.55x
  * faster at every such shape. Pure (no device call): gemv_occ is the fragment GEMV's CTAs per
- * SM. The v7 split mirrors split_t's branch below one wave (T_FIXED 2, T_REDUCE 4, at most 16
- * splits, K-tiles / 4, 2 x SMs CTAs): keep the two in step. Not a public entry point. */
+ * SM. v7's split is split_t's own (tetra_gemm_t_auto_splits). Not a public entry point. */
 extern "C" int tetra_gemv_frag_v7_wins(int64_t m, int64_t n, int64_t k, int sms, int gemv_occ) {
     if (m < 9 || m > GEMV_MAX_M || n < 1 || k < GEMV_SEG_K || sms < 1 || gemv_occ < 1) return 0;
     const int64_t v7_ctas = (n + 255) / 256 * 2, ktiles = (k + 63) / 64;
     if (v7_ctas >= sms) return 0;
-    int64_t vs = 1, best = ktiles + 2, smax = ktiles / 4 < 16 ? ktiles / 4 : 16;
-    for (int64_t sp = 2; sp <= smax && v7_ctas * sp <= 2 * (int64_t)sms; sp++) {
-        const int64_t c = (v7_ctas * sp + sms - 1) / sms * ((ktiles + sp - 1) / sp + 2) + 4;
-        if (c < best) {
-            best = c;
-            vs = sp;
-        }
-    }
+    const int64_t vs = tetra_gemm_t_auto_splits(m, n, k, 64, sms);
     const double vw = (double)((v7_ctas * vs + sms - 1) / sms);
     const double t_v7 = -0.16 + (vs > 1 ? 2.15 : 0.0) + vw * (0.254 * (double)((ktiles + vs - 1) / vs) + 3.72);
     const int64_t tiles = (n + GEMV_ROWS_PER_CTA - 1) / GEMV_ROWS_PER_CTA, nseg = k / GEMV_SEG_K;
@@ -2007,7 +1999,7 @@ extern "C" int tetra_gemv_frag_v7_wins(int64_t m, int64_t n, int64_t k, int sms,
 }
 
 /* Whether AUTO sends this fragment-weight product (sm_90, BF16 a, L = 1) to v7 instead of the
- * GEMV: the build switch TETRA_GEMV_FRAG_V7_SWITCH (default 0: never, session 22's routing), the
+ * GEMV: the build switch TETRA_GEMV_FRAG_V7_SWITCH (default 1; 0: never, session 22's routing), the
  * environment's TETRA_GEMV_FRAG_V7_SWITCH=0 / 1 overriding it (read once), and the estimate
  * above with this device's SM count and the GEMV's occupancy. */
 extern "C" int tetra_gemv_frag_prefers_v7(int64_t m, int64_t n, int64_t k, int sms) {

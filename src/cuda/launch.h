@@ -41,9 +41,11 @@ int tetra_gemv_frag_max_m_sm90(void);
 int tetra_gemv_frag_x16_min_m(void);
 int tetra_gemv_frag_x16_pin(int min_m);
 /* src/cuda/gemv.cu: the fragment GEMV / v7 switch at 9..16 rows: the pure estimate (tests), and
- * AUTO's test (build switch / environment TETRA_GEMV_FRAG_V7_SWITCH, default 0: never) */
+ * AUTO's test (build switch / environment TETRA_GEMV_FRAG_V7_SWITCH, default 1; 0: never) */
 int tetra_gemv_frag_v7_wins(int64_t m, int64_t n, int64_t k, int sms, int gemv_occ);
 int tetra_gemv_frag_prefers_v7(int64_t m, int64_t n, int64_t k, int sms);
+/* src/cuda/gemm_sm90.cu: the transposed GEMM's own split count at BT tokens per CTA (L = 1) */
+int tetra_gemm_t_auto_splits(int64_t m, int64_t n, int64_t k, int bt, int sms);
 
 /* src/cuda/gemm_mma.cu: portable mma.sync GEMM (sm_80+) */
 tetra_status tetra_launch_gemm_mma(const tetra_gemm_problem *p);
