@@ -32,6 +32,10 @@ static const tune_config k_configs[] = {
     {TETRA_PATH_WGMMA_T, 128, 0}, {TETRA_PATH_WGMMA_T, 64, 1},  {TETRA_PATH_WGMMA_T, 64, 4},
     {TETRA_PATH_WGMMA_T, 64, 8},  {TETRA_PATH_WGMMA_T, 64, 16}, {TETRA_PATH_WGMMA_T, 128, 1},
     {TETRA_PATH_WGMMA_T, 128, 4}, {TETRA_PATH_WGMMA_T, 128, 8},
+    /* session 25: the split counts the tile rule's estimate picks below one wave, so that
+     * docs/notes/dispatch-refit.py can score a rule change without untimed choices */
+    {TETRA_PATH_WGMMA_T, 256, 1}, {TETRA_PATH_WGMMA_T, 256, 3}, {TETRA_PATH_WGMMA_T, 128, 2},
+    {TETRA_PATH_WGMMA_T, 128, 3}, {TETRA_PATH_WGMMA_T, 64, 2},
 };
 /* A table entry names one of the configurations whose split count is the kernel's own rule
  * (splits 0): that rule follows the tile count and K of the shape being dispatched, so an

@@ -3059,6 +3059,12 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
  *   its tile; batch-invariant products keep BT = 256 and no split. The choice depends on
  *   the shape and the SM count only, so repeats are bit-identical. */
 enum { T_FIXED = 2, T_REDUCE = 4 };
+/* A/B switch (session 25, run 123): 1 prices splits below one wave by cost_t as well (the tile's
+ * c(BT) and the partials' traffic; training shape 128x11008x4096 took 3 splits at 1.29x the
+ * unsplit time); 0 (default) keeps the traffic-blind count above. CMake: TETRA_GEMM_T_SPLIT_TRAFFIC. */
+#ifndef TETRA_GEMM_T_SPLIT_TRAFFIC
+#define TETRA_GEMM_T_SPLIT_TRAFFIC 0
+#endif
 /* A split above one wave must save 12% by the estimate. Run 35 (cross-build ABA against
  * cuBLAS): estimated savings of 15-21% measured +10.9% to +21.3% (1536x4096x14336,
  * 1024x5120x13824, 768x7168x16384); 10.5-11% (96x24576x6144, 64x24576x6144, K = 6144) measured
@@ -3092,7 +3098,7 @@ static double cost_t(const tetra_gemm_problem *p, int bt, int splits, int sms) {
 /* the split count for tile bt */
 static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
     const int64_t ktiles = (p->k + W_BK - 1) / W_BK, ctas = ctas_t(p, bt);
-    int64_t best_cost = ktiles + T_FIXED, smax = SPLIT_MAX;
+    int64_t smax = SPLIT_MAX;
     int splits = 1;
     if (smax > ktiles / 4) smax = ktiles / 4;
     if (ctas >= sms) {
@@ -3112,6 +3118,18 @@ static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
         }
         return best < (1.0 - T_SPLIT_GAIN) * base ? splits : 1;
     }
+#if TETRA_GEMM_T_SPLIT_TRAFFIC
+    /* below one wave too by cost_t (the tile's c(BT) and the partials' traffic), no 12% margin */
+    double best = cost_t(p, bt, 1, sms);
+    for (int64_t sp = 2; sp <= smax && ctas * sp <= 2 * (int64_t)sms; sp++) {
+        const double c = cost_t(p, bt, (int)sp, sms);
+        if (c < best) {
+            best = c;
+            splits = (int)sp;
+        }
+    }
+#else
+    int64_t best_cost = ktiles + T_FIXED;
     for (int64_t sp = 2; sp <= smax && ctas * sp <= 2 * (int64_t)sms; sp++) {
         const int64_t waves = (ctas * sp + sms - 1) / sms;
         const int64_t cost = waves * ((ktiles + sp - 1) / sp + T_FIXED) + T_REDUCE;
@@ -3120,6 +3138,7 @@ static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
             splits = (int)sp;
         }
     }
+#endif
     return splits;
 }
 
