@@ -7,8 +7,10 @@ its held-out ones. Python mirror of the C rules; a grid search over c(128), c(64
 
 T_BYTES is a pair since session 25: (2 splits, summed by the tile's last CTA; more, summed by
 the reduce kernel). --cur gives, per tune file in order, the constants of the build that made it
-(its /0 rows ran that build's split rule): 0.75,2.6e6,2.6e6 for runs 115-116, 0.70,2.6e6,2.6e6
-for run 120, 0.66,1.8e6,3.6e6 from session 25's change on (the default).
+(its /0 rows ran that build's split rule), with a 4th field 1 where the build priced splits below
+one wave by cost_t (TETRA_GEMM_T_SPLIT_TRAFFIC=1): 0.75,2.6e6,2.6e6 for runs 115-116,
+0.70,2.6e6,2.6e6 for run 120, 0.66,1.8e6,3.6e6 for run 123, 0.66,1.8e6,3.6e6,1 from run 124 on
+(the default).
 
 Per training shape with M > 64 (where the rule chooses between two tiles), the rule's tile is
 scored by the sweep's timing of wgmma_t/BT/0 (that tile under the kernel's own split rule,
@@ -29,7 +31,7 @@ def cost_t(m, n, k, l, bt, s, sms, c, tb):
         cost += T_REDUCE + s * m * n * l * 8.0 / (tb[0] if s == 2 else tb[1])
     return cost
 
-def split_t(m, n, k, l, bt, sms, c, tb):
+def split_t(m, n, k, l, bt, sms, c, tb, traffic=True):
     kt = (k + W_BK - 1) // W_BK
     ctas = ctas_t(m, n, l, bt)
     smax = min(SPLIT_MAX, kt // 4)
@@ -45,6 +47,14 @@ def split_t(m, n, k, l, bt, sms, c, tb):
                 best, splits = cc, sp
             sp += 1
         return splits if best < (1 - T_SPLIT_GAIN) * base else 1
+    if traffic:  # below one wave by cost_t too (TETRA_GEMM_T_SPLIT_TRAFFIC=1, session 25)
+        best, splits, sp = cost_t(m, n, k, l, bt, 1, sms, c, tb), 1, 2
+        while sp <= smax and ctas * sp <= 2 * sms:
+            cc = cost_t(m, n, k, l, bt, sp, sms, c, tb)
+            if cc < best:
+                best, splits = cc, sp
+            sp += 1
+        return splits
     best_cost, splits, sp = kt + T_FIXED, 1, 2
     while sp <= smax and ctas * sp <= 2 * sms:
         waves = (ctas * sp + sms - 1) // sms
@@ -54,12 +64,12 @@ def split_t(m, n, k, l, bt, sms, c, tb):
         sp += 1
     return splits
 
-def choose(m, n, k, l, sms, c, tb):
+def choose(m, n, k, l, sms, c, tb, traffic=True):
     bt = 64 if m <= 64 else 128 if m <= 128 else 256
-    s = split_t(m, n, k, l, bt, sms, c, tb)
+    s = split_t(m, n, k, l, bt, sms, c, tb, traffic)
     if m > 64:
         bt2 = bt // 2
-        s2 = split_t(m, n, k, l, bt2, sms, c, tb)
+        s2 = split_t(m, n, k, l, bt2, sms, c, tb, traffic)
         if cost_t(m, n, k, l, bt2, s2, sms, c, tb) < cost_t(m, n, k, l, bt, s, sms, c, tb):
             return bt2, s2
     return bt, s
@@ -72,8 +82,9 @@ def main():
         [a for a in args if a.endswith(".json")]
     rows = []
     for fi, path in enumerate(paths):
-        c128, tb2, tbk = (float(x) for x in (curs[fi] if fi < len(curs) else "0.66,1.8e6,3.6e6").split(","))
-        cur = ({64: 0.62, 128: c128, 256: 1.0}, (tb2, tbk))
+        f = (curs[fi] if fi < len(curs) else "0.66,1.8e6,3.6e6,1").split(",")
+        c128, tb2, tbk = (float(x) for x in f[:3])
+        cur = ({64: 0.62, 128: c128, 256: 1.0}, (tb2, tbk), len(f) > 3 and f[3] == "1")
         for r in json.load(open(path))["tuned"]:
             sh = r["shape"]
             m, n, k, l = sh["m"], sh["n"], sh["k"], sh.get("l", 1) or 1
@@ -84,7 +95,7 @@ def main():
     def timed(m, n, k, l, bt, s, us, cur):
         """the sweep's time of (BT, s): /0 is the tuned build's own split rule (that file's
         constants), else the pinned split's row if the sweep has it, else None"""
-        if s == split_t(m, n, k, l, bt, sms, cur[0], cur[1]):
+        if s == split_t(m, n, k, l, bt, sms, cur[0], cur[1], cur[2]):
             return us.get("wgmma_t/%d/0" % bt)
         return us.get("wgmma_t/%d/%d" % (bt, s))
     def loss(c, tb, show=False):

@@ -3027,8 +3027,9 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
 /* The transposed product's configuration (its dispatcher):
  *   Split-K for a given BT (tokens per CTA) when the CTAs (ceil(N / 128), rounded up to
  *   cluster pairs, x ceil(M / BT) x L) fill less than one wave: the split count s minimizes
- *   a per-SM cost in K-tile units,
- *     waves(s) x (ceil(K-tiles / s) + T_FIXED) + (s > 1 ? T_REDUCE : 0),
+ *   the BT estimate below (since session 25, switch TETRA_GEMM_T_SPLIT_TRAFFIC; before, and
+ *   with the switch at 0, a per-SM cost in K-tile units without the partials' traffic,
+ *     waves(s) x (ceil(K-tiles / s) + T_FIXED) + (s > 1 ? T_REDUCE : 0)),
  *   waves(s) = ceil(CTAs x s / SMs), over s <= 16, s <= K-tiles / 4 and CTAs x s <= 2 x SMs
  *   (one to two waves), ties to the smaller s. T_FIXED stands for a CTA's pipeline fill and
  *   epilogue, T_REDUCE for the reduce kernel. A split that only adds a partly filled wave
@@ -3059,11 +3060,13 @@ extern "C" tetra_status tetra_launch_gemm_wgmma(const tetra_gemm_problem *p) {
  *   its tile; batch-invariant products keep BT = 256 and no split. The choice depends on
  *   the shape and the SM count only, so repeats are bit-identical. */
 enum { T_FIXED = 2, T_REDUCE = 4 };
-/* A/B switch (session 25, run 123): 1 prices splits below one wave by cost_t as well (the tile's
- * c(BT) and the partials' traffic; training shape 128x11008x4096 took 3 splits at 1.29x the
- * unsplit time); 0 (default) keeps the traffic-blind count above. CMake: TETRA_GEMM_T_SPLIT_TRAFFIC. */
+/* Switch (session 25, run 123): 1 (default) prices splits below one wave by cost_t as well (the
+ * tile's c(BT) and the partials' traffic): run 123 measured 0.62-0.98x the time of the
+ * traffic-blind count (0, the formula in the comment above) on 16 training shapes where the choice
+ * changes, none slower (BT 256 unsplit under one wave was often the fastest configuration).
+ * CMake: TETRA_GEMM_T_SPLIT_TRAFFIC. */
 #ifndef TETRA_GEMM_T_SPLIT_TRAFFIC
-#define TETRA_GEMM_T_SPLIT_TRAFFIC 0
+#define TETRA_GEMM_T_SPLIT_TRAFFIC 1
 #endif
 /* A split above one wave must save 12% by the estimate. Run 35 (cross-build ABA against
  * cuBLAS): estimated savings of 15-21% measured +10.9% to +21.3% (1536x4096x14336,
