@@ -56,9 +56,14 @@
  * and, at the FP8 rate, its tensor time); each kind runs (WT, WD) = (1, 0), (2, 0), (0, 1), (0, 2)
  * (its own references), (2, 2), (2, 1); rows after session 22's, variant <kind>_tXdY_<part>.
  * The existing 61 kernels' SASS is unchanged by this part (diffed).
+ * Session 25b (helper wgmix5; docs/notes/wgmma-mix-s25b.md): three more D kinds, the same rows:
+ * dnoshfl (the full mix, its 4 SHFLs replaced by a LOP3 each), dshflonly (the mix's 3 LDS and 4 SHFLs
+ * only), dcvt (e2m1 -> e4m3 bytes -> cvt.rn.f16x2.e4m3x2 -> HMUL2 by the scale pair; checked once
+ * at start-up against e2m1 x scale, exit 3 on a mismatch). The 65 earlier kernels' SASS unchanged.
  * Build: nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -o wgmma-mix docs/notes/wgmma-mix.cu
  * Run:   ./wgmma-mix [iters] > wgmma-mix.csv   (iters even, default 2048) */
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -240,6 +245,91 @@ __device__ __forceinline__ void dequant_t(uint32_t (&f)[16], uint32_t raw, uint3
 }
 __device__ __forceinline__ void dequant(uint32_t (&f)[16], uint32_t raw, uint32_t sc0, uint32_t sc1, uint32_t qsel) {
     dequant_t<false, 4>(f, raw, sc0, sc1, qsel);
+}
+
+/* Session 25b kinds (helper wgmix5; docs/notes/wgmma-mix-s25b.md), SPLIT only: which part of the
+ * mix does the tensor work slow down? DK_NOSHFL: the full mix with each SHFL's value replaced by the
+ * thread's own sv XOR ks[s] (ks: 0 at run time, unknown to the compilers: kz << s, computed before
+ * the loop), so the mix keeps its 4 scale pairs per K-tile and every other instruction. */
+__device__ __forceinline__ void dequant_noshfl(uint32_t (&f)[16], uint32_t raw, uint32_t sc0, uint32_t sc1,
+                                               uint32_t qsel, const uint32_t (&ks)[4]) {
+    const uint32_t c0 = lds32(sc0), c1 = lds32(sc1);
+    const uint4 v = lds128(raw);
+    const uint32_t x = prmt(c0, c1, qsel) & 0x007F007Fu;
+    const uint32_t nan = x + 0x01010101u;
+    uint32_t sv = ((x << 4) & 0x07F007F0u) | prmt(nan, 0, 0xAA88u);
+    sv = hmul2(hmul2(sv, 0x7B807B80u), 0x7B007B00u);
+    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+    const uint32_t M = 0x81C081C0u;
+#pragma unroll
+    for (int s = 0; s < 4; s++) {
+        const uint32_t q = sv ^ ks[s]; /* in place of __shfl_sync(.., sv, s, 4) */
+        const uint32_t s0 = prmt(q, 0, 0x1010u), s1 = prmt(q, 0, 0x3232u);
+        const uint32_t c = w[s];
+        f[4 * s + 0] = hmul2(c & M, s0);
+        f[4 * s + 1] = hmul2((c << 3) & M, s1);
+        f[4 * s + 2] = hmul2((c << 6) & M, s0);
+        f[4 * s + 3] = hmul2(((c >> 7) & 0x00D800D8u) * 0x821u & M, s1);
+    }
+}
+/* DK_SHFLONLY: the mix's 3 LDS and 4 SHFLs only (v_lds's body: ld.volatile, words 0-9 rewritten
+ * with the loaded / shuffled values, 10-15 kept; all pinned and folded) */
+__device__ __forceinline__ void dequant_shflonly(uint32_t (&f)[16], uint32_t raw, uint32_t sc0, uint32_t sc1) {
+    const uint32_t c0 = lds32v(sc0), c1 = lds32v(sc1);
+    const uint4 v = lds128v(raw);
+    f[0] = v.x, f[1] = v.y, f[2] = v.z, f[3] = v.w, f[4] = c0, f[5] = c1;
+#pragma unroll
+    for (int s = 0; s < 4; s++) f[6 + s] = __shfl_sync(0xFFFFFFFFu, c0, s, 4);
+}
+/* DK_CVT: dequantization through the FP8 converter. An e2m1 code (sign, payload p = exponent 2 bits
+ * + mantissa 1 bit) as the e4m3 byte (sign << 7) | (p << 2) (p in e4m3's two low exponent bits and
+ * its mantissa MSB) is exactly its value x 2^-6 for all 16 codes (0.5 = the subnormal 0.0000.100);
+ * cvt.rn.f16x2.e4m3x2 widens two such bytes, one HMUL2 (f16) applies the scale pair x 2^6.
+ * Storage layout assumed (ours to choose; per 32-bit raw word, byte b = 0..3):
+ *   bits 7, 4:2  the A code of byte b: sign, p           -> A = raw & 0x9C9C9C9C
+ *   bits 5, 6, 1:0  the B code of byte b: sign, p bit 2, p bits 1:0
+ *                 -> B = ((raw << 2) & 0x8C8C8C8C) | ((raw >> 2) & 0x10101010)
+ *   A bytes 0-1 -> word 4s + 0 (row g), A 2-3 -> 4s + 1 (row g + 8), B 0-1 -> 4s + 2, B 2-3 -> 4s + 3
+ *   (the low byte of a pair -> the low f16). The scale codes (7 bits, bit 7 ignored as in the full mix)
+ *   are e4m3 values themselves (UE4M3; 0x7F NaN): one cvt.rn.f16x2.e4m3x2 and an HMUL2 by 2^6.
+ * The words are f16x2, the other kinds' BF16: only the instruction mix is probed (the D warps' words
+ * feed no wgmma at run time); an f16 RS wgmma would take them. */
+__device__ __forceinline__ uint32_t cvt_e4m3x2(uint32_t v, int h) { /* e4m3 pair in 16-bit half h -> f16x2 */
+    uint32_t r;
+    if (h == 0) asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\ncvt.rn.f16x2.e4m3x2 %0, lo;\n}" : "=r"(r) : "r"(v));
+    else asm("{\n.reg .b16 lo, hi;\nmov.b32 {lo, hi}, %1;\ncvt.rn.f16x2.e4m3x2 %0, hi;\n}" : "=r"(r) : "r"(v));
+    return r;
+}
+__device__ __forceinline__ uint32_t hmul2_f16(uint32_t a, uint32_t b) {
+    uint32_t r;
+    asm("mul.rn.f16x2 %0, %1, %2;\n" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+#define CVT_MASK_A 0x9C9C9C9Cu
+__host__ __device__ __forceinline__ uint32_t cvt_bytes_b(uint32_t c) {
+    return ((c << 2) & 0x8C8C8C8Cu) | ((c >> 2) & 0x10101010u);
+}
+/* sv: the quad-shared f16x2 scale pair (row g low, row g + 8 high) x 2^6; 4 words of raw word c */
+__device__ __forceinline__ void cvt_word(uint32_t (&f)[16], int s, uint32_t c, uint32_t q) {
+    const uint32_t s0 = bcast16(q, 0), s1 = bcast16(q, 1); /* folded into the HMUL2s' operands */
+    const uint32_t a = c & CVT_MASK_A, b = cvt_bytes_b(c);
+    f[4 * s + 0] = hmul2_f16(cvt_e4m3x2(a, 0), s0);
+    f[4 * s + 1] = hmul2_f16(cvt_e4m3x2(a, 1), s1);
+    f[4 * s + 2] = hmul2_f16(cvt_e4m3x2(b, 0), s0);
+    f[4 * s + 3] = hmul2_f16(cvt_e4m3x2(b, 1), s1);
+}
+__device__ __forceinline__ uint32_t cvt_scale(uint32_t c0, uint32_t c1, uint32_t qsel) {
+    const uint32_t x = prmt(c0, c1, qsel >> 4) & 0x7F7Fu; /* step tq of row g (byte 0), g + 8 (byte 1) */
+    return hmul2_f16(cvt_e4m3x2(x, 0), 0x54005400u);      /* x 2^6 */
+}
+__device__ __forceinline__ void dequant_cvt(uint32_t (&f)[16], uint32_t raw, uint32_t sc0, uint32_t sc1,
+                                            uint32_t qsel) {
+    const uint32_t c0 = lds32(sc0), c1 = lds32(sc1);
+    const uint4 v = lds128(raw);
+    const uint32_t sv = cvt_scale(c0, c1, qsel);
+    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int s = 0; s < 4; s++) cvt_word(f, s, w[s], __shfl_sync(0xFFFFFFFFu, sv, s, 4));
 }
 
 /* Dequantization variants (RS form, modes D and TD only): which instruction class of the mix
@@ -475,7 +565,7 @@ __global__ void __launch_bounds__(128 * W, 1) probe(int iters, long long *cycles
  * FLOPs, the BF16 T's wgmma count and tensor time). DK_FOLD: the mix with v7.14's FOLD (8 PRMT
  * fewer); DK_HALF: the mix on words 0-7 only (dequant_t). */
 enum { TK_BF16, TK_E4M3_2, TK_E4M3_4 };
-enum { DK_FULL, DK_FOLD, DK_HALF };
+enum { DK_FULL, DK_FOLD, DK_HALF, DK_NOSHFL, DK_SHFLONLY, DK_CVT };
 
 template <int TK, int DK>
 __device__ __forceinline__ void split_body(int iters, int wt, long long *cycles, int *smids, uint32_t *sink) {
@@ -505,6 +595,8 @@ __device__ __forceinline__ void split_body(int iters, int wt, long long *cycles,
 #pragma unroll
     for (int j = 0; j < 16; j++) f0[j] = f1[j] = 0x3C003C01u + j + t % 3;
 
+    const uint32_t kz = (uint32_t)iters >> 31; /* 0 (iters >= 2); DK_NOSHFL's stand-ins for the SHFLs */
+    const uint32_t ks[4] = {kz, kz << 1, kz << 2, kz << 3};
     auto tensor_step = [&](int i, uint32_t(&cur)[16]) { /* mode T, RS */
         uint32_t clk;
         asm volatile("mov.u32 %0, %%clock;\n" : "=r"(clk)::"memory");
@@ -529,8 +621,12 @@ __device__ __forceinline__ void split_body(int iters, int wt, long long *cycles,
         asm volatile("mov.u32 %0, %%clock;\n" : "=r"(clk)::"memory");
         stamp ^= clk;
         const uint32_t k = (uint32_t)(i + 1) % NK;
-        dequant_t<DK == DK_FOLD, DK == DK_HALF ? 2 : 4>(nxt, raw0 + k * RAW_KT, sc00 + k * SC_KT, sc10 + k * SC_KT,
-                                                       qsel);
+        if (DK == DK_NOSHFL) dequant_noshfl(nxt, raw0 + k * RAW_KT, sc00 + k * SC_KT, sc10 + k * SC_KT, qsel, ks);
+        else if (DK == DK_SHFLONLY) dequant_shflonly(nxt, raw0 + k * RAW_KT, sc00 + k * SC_KT, sc10 + k * SC_KT);
+        else if (DK == DK_CVT) dequant_cvt(nxt, raw0 + k * RAW_KT, sc00 + k * SC_KT, sc10 + k * SC_KT, qsel);
+        else
+            dequant_t<DK == DK_FOLD, DK == DK_HALF ? 2 : 4>(nxt, raw0 + k * RAW_KT, sc00 + k * SC_KT,
+                                                           sc10 + k * SC_KT, qsel);
         pin16(nxt);
     };
 
@@ -672,6 +768,9 @@ static const split_kind_t split_kinds[] = {
     {probe_split_k<TK_BF16, DK_HALF>, "dhalf", 4},      /* D: the mix on words 0-7 only */
     {probe_split_k<TK_E4M3_2, DK_FULL>, "te4m3x2", 2}, /* T: 2 e4m3 k32 wgmmas (the BF16 T's FLOPs) */
     {probe_split_k<TK_E4M3_4, DK_FULL>, "te4m3x4", 4}, /* T: 4 e4m3 k32 wgmmas (twice the FLOPs) */
+    {probe_split_k<TK_BF16, DK_NOSHFL>, "dnoshfl", 4},    /* D: the mix, its 4 SHFLs replaced (s25b) */
+    {probe_split_k<TK_BF16, DK_SHFLONLY>, "dshflonly", 4}, /* D: the mix's 3 LDS and 4 SHFLs only (s25b) */
+    {probe_split_k<TK_BF16, DK_CVT>, "dcvt", 4},          /* D: e2m1 via e4m3 bytes and F2FP (s25b) */
 };
 
 struct split_t {
@@ -737,6 +836,109 @@ static split_t run_split(int wt, int wd, int sms, int iters, int kind = -1) {
     return x;
 }
 
+/* DK_CVT's arithmetic, checked once before the timing (exit 3 on a mismatch): on the host, the
+ * layout's bytes decode (as e4m3) to exactly the e2m1 value x 2^-6 for all 16 codes; on the device,
+ * cvt_scale / SHFL / cvt_word (the probe's own code) against e2m1 x scale for random codes and every
+ * scale code 0x00-0x7E. One warp per block; thread i: raw words raw[4 i .. 4 i + 3], scale codes
+ * sc[2 i] (row g), sc[2 i + 1] (row g + 8); out: its 16 words. */
+__global__ void dcvt_check(const uint32_t *raw, const uint32_t *sc, uint32_t *out) {
+    const uint32_t i = blockIdx.x * 32 + threadIdx.x, tq = threadIdx.x % 4;
+    const uint32_t qsel = tq | tq << 4 | (4 + tq) << 8 | (4 + tq) << 12;
+    const uint32_t sv = cvt_scale(sc[2 * i], sc[2 * i + 1], qsel);
+    uint32_t f[16];
+#pragma unroll
+    for (int s = 0; s < 4; s++) cvt_word(f, s, raw[4 * i + s], __shfl_sync(0xFFFFFFFFu, sv, s, 4));
+    for (int j = 0; j < 16; j++) out[16 * i + j] = f[j];
+}
+static double e2m1_value(uint32_t n) { /* sign bit 3, exponent bits 2:1, mantissa bit 0 */
+    static const double mag[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+    return (n & 8 ? -1 : 1) * mag[n & 7];
+}
+static double e4m3_value(uint32_t b) { /* finite codes only (not 0x7F / 0xFF) */
+    const int e = (b >> 3) & 15, m = b & 7;
+    const double v = e ? ldexp(1.0 + m / 8.0, e - 7) : ldexp(m / 8.0, -6);
+    return b & 0x80 ? -v : v;
+}
+static uint32_t f16_bits(double v) { /* v exactly representable, |v| >= 2^-14 or 0 */
+    const uint32_t sign = std::signbit(v) ? 0x8000u : 0u;
+    if (v == 0) return sign;
+    int e;
+    const double fr = frexp(fabs(v), &e); /* [0.5, 1) x 2^e */
+    return sign | (uint32_t)(e - 1 + 15) << 10 | (uint32_t)((fr * 2 - 1) * 1024);
+}
+/* the layout's raw word from the 8 codes: A codes a[b] and B codes bb[b] of bytes b = 0..3 */
+static uint32_t cvt_pack(const uint32_t *a, const uint32_t *bb) {
+    uint32_t c = 0;
+    for (int b = 0; b < 4; b++) {
+        const uint32_t ca = (a[b] & 8) << 4 | (a[b] & 7) << 2;                            /* bits 7, 4:2 */
+        const uint32_t cb = (bb[b] & 8) << 2 | (bb[b] & 4) << 4 | (bb[b] & 3);            /* bits 5, 6, 1:0 */
+        c |= (ca | cb) << (8 * b);
+    }
+    return c;
+}
+static int dcvt_selfcheck() {
+    int bad = 0;
+    for (uint32_t n = 0; n < 16; n++) { /* host: every code in both slots of every byte */
+        for (int b = 0; b < 4; b++) {
+            uint32_t a[4] = {0, 0, 0, 0}, bb[4] = {0, 0, 0, 0};
+            a[b] = n;
+            const uint32_t ca = cvt_pack(a, bb);
+            bb[b] = n, a[b] = 0;
+            const uint32_t cb = cvt_pack(a, bb);
+            const double va = e4m3_value(((ca & CVT_MASK_A) >> (8 * b)) & 0xFF) * 64.0;
+            const double vb = e4m3_value((cvt_bytes_b(cb) >> (8 * b)) & 0xFF) * 64.0;
+            const double want = e2m1_value(n);
+            if (va != want || vb != want || std::signbit(va) != std::signbit(want) ||
+                std::signbit(vb) != std::signbit(want))
+                bad++;
+        }
+    }
+    if (bad) {
+        fprintf(stderr, "dcvt host check: %d mismatches\n", bad);
+        return bad;
+    }
+    const int nthr = 64 * 32; /* 64 warps */
+    std::vector<uint32_t> raw(4 * nthr), sc(2 * nthr), out(16 * nthr), codes(32 * nthr);
+    uint32_t lcg = 12345u;
+    for (int i = 0; i < 32 * nthr; i++) codes[i] = (lcg = lcg * 1664525u + 1013904223u) >> 28;
+    for (int i = 0; i < nthr; i++)
+        for (int s = 0; s < 4; s++) raw[4 * i + s] = cvt_pack(&codes[32 * i + 8 * s], &codes[32 * i + 8 * s + 4]);
+    for (int i = 0; i < 2 * nthr; i++) { /* 4 scale bytes per code word: all of 0x00-0x7E, bit 7 set on some */
+        uint32_t w = 0;
+        for (int b = 0; b < 4; b++) w |= ((4 * i + b) % 127 | ((i >> 3) & 1) << 7) << (8 * b);
+        sc[i] = w;
+    }
+    uint32_t *d_raw, *d_sc, *d_out;
+    CHECK(cudaMalloc(&d_raw, 4 * raw.size()));
+    CHECK(cudaMalloc(&d_sc, 4 * sc.size()));
+    CHECK(cudaMalloc(&d_out, 4 * out.size()));
+    CHECK(cudaMemcpy(d_raw, raw.data(), 4 * raw.size(), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_sc, sc.data(), 4 * sc.size(), cudaMemcpyHostToDevice));
+    dcvt_check<<<nthr / 32, 32>>>(d_raw, d_sc, d_out);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(out.data(), d_out, 4 * out.size(), cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(d_raw));
+    CHECK(cudaFree(d_sc));
+    CHECK(cudaFree(d_out));
+    for (int i = 0; i < nthr; i++)
+        for (int s = 0; s < 4; s++) {
+            const int src = (i & ~3) + s; /* step s's scales: quad thread s, byte s */
+            const double scale[2] = {e4m3_value((sc[2 * src] >> (8 * s)) & 0x7F),
+                                     e4m3_value((sc[2 * src + 1] >> (8 * s)) & 0x7F)};
+            const uint32_t *cd = &codes[32 * i + 8 * s]; /* A bytes 0-3, then B bytes 0-3 */
+            for (int j = 0; j < 4; j++) {                /* word 4 s + j: A 0-1, A 2-3, B 0-1, B 2-3 */
+                const uint32_t *pair = cd + 4 * (j / 2) + 2 * (j % 2);
+                const double sj = scale[j % 2];
+                const uint32_t want = f16_bits(e2m1_value(pair[0]) * sj) | f16_bits(e2m1_value(pair[1]) * sj) << 16;
+                if (out[16 * i + 4 * s + j] != want && bad++ < 5)
+                    fprintf(stderr, "dcvt device check: thread %d word %d: %08x, want %08x\n", i, 4 * s + j,
+                            out[16 * i + 4 * s + j], want);
+            }
+        }
+    if (bad) fprintf(stderr, "dcvt device check: %d mismatches\n", bad);
+    return bad;
+}
+
 int main(int argc, char **argv) {
     const int iters = argc > 1 ? atoi(argv[1]) : 2048;
     if (iters < 2 || iters % 2) {
@@ -747,6 +949,7 @@ int main(int argc, char **argv) {
     CHECK(cudaGetDevice(&dev));
     CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev));
+    if (dcvt_selfcheck()) return 3;
     std::vector<row_t> rows;
     run_w<2>(rows, sms, iters);
     run_w<1>(rows, sms, iters);
