@@ -3068,13 +3068,6 @@ enum { T_FIXED = 2, T_REDUCE = 4 };
 #ifndef TETRA_GEMM_T_SPLIT_TRAFFIC
 #define TETRA_GEMM_T_SPLIT_TRAFFIC 1
 #endif
-/* A/B switch (session 25, run 124): 1 makes BT 64 a candidate above M = 128 too (the cheapest of
- * 256, 128 and 64) with c(64) 0.47, the one grid point where none of 51 training shapes (runs 115,
- * 116, 120, 123) is more than 5% off (512x1536x2048: BT 64 1.36x faster than the rule's BT 256);
- * 0 (default): 256 or 128 above M = 128, c(64) 0.62. CMake: TETRA_GEMM_T_BT64. */
-#ifndef TETRA_GEMM_T_BT64
-#define TETRA_GEMM_T_BT64 0
-#endif
 /* A split above one wave must save 12% by the estimate. Run 35 (cross-build ABA against
  * cuBLAS): estimated savings of 15-21% measured +10.9% to +21.3% (1536x4096x14336,
  * 1024x5120x13824, 768x7168x16384); 10.5-11% (96x24576x6144, 64x24576x6144, K = 6144) measured
@@ -3097,8 +3090,7 @@ static int64_t ctas_t(const tetra_gemm_problem *p, int bt) {
 /* the BT estimate above, in BT-256 K-tile units */
 static double cost_t(const tetra_gemm_problem *p, int bt, int splits, int sms) {
     /* T_BYTES: 2 splits are summed by the tile's last CTA, more by the reduce kernel */
-    const double c = bt == 256 ? 1.0 : bt == 128 ? 0.66 : TETRA_GEMM_T_BT64 ? 0.47 : 0.62;
-    const double t_bytes = splits == 2 ? 1.8e6 : 3.6e6;
+    const double c = bt == 256 ? 1.0 : bt == 128 ? 0.66 : 0.62, t_bytes = splits == 2 ? 1.8e6 : 3.6e6;
     const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
     const int64_t waves = (ctas_t(p, bt) * splits + sms - 1) / sms;
     double cost = (double)waves * ((double)((ktiles + splits - 1) / splits) * c + T_FIXED);
@@ -3197,17 +3189,11 @@ static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
     }
     if (p->batch_invariant || c.bt <= 0 || sms <= 0) return c;
     c.splits = split_t(p, c.bt, sms);
-    if (!p->tile_m && p->m > 64) { /* the smaller tiles, if the estimate prefers one (ties: the larger) */
-        const int bt0 = c.bt;
-        double best = cost_t(p, c.bt, c.splits, sms);
-        for (int bt2 = bt0 / 2; bt2 >= (TETRA_GEMM_T_BT64 ? 64 : bt0 / 2); bt2 /= 2) {
-            const int s2 = split_t(p, bt2, sms);
-            const double c2 = cost_t(p, bt2, s2, sms);
-            if (c2 < best) {
-                best = c2;
-                c.bt = bt2;
-                c.splits = s2;
-            }
+    if (!p->tile_m && p->m > 64) { /* the smaller tile, if the estimate prefers it (ties: the larger) */
+        const int bt2 = c.bt / 2, s2 = split_t(p, bt2, sms);
+        if (cost_t(p, bt2, s2, sms) < cost_t(p, c.bt, c.splits, sms)) {
+            c.bt = bt2;
+            c.splits = s2;
         }
     }
     return c;
