@@ -1,3 +1,4 @@
+# NOT RUN in session 25 (the device budget ran out before a start); the first call of session 26.
 # session 25, call 6 (run 125): main's final state of the session (split traffic 1, BT 64 switch
 # taken out): gpu_gemm (every AUTO and pinned case against the reference; run 124's -R gpu_gemm
 # pass ran out of time on it, the other 11 passed), and the one held-out shape whose choice differs
