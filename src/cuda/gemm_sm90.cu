@@ -3145,6 +3145,46 @@ static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
     return splits;
 }
 
+/* A/B switch (prepared at the end of session 25, NOT yet run on a GPU; default 0): 1 chooses the
+ * tile and the split count together as the argmin of a per-tile estimate fitted by least squares
+ * (docs/notes/dispatch-lsq.py) to the 667 timed configurations of runs 115, 116, 120 and 123's
+ * training shapes, in BT-256 K-tile units:
+ *   waves x (ceil(K-tiles / s) x c(BT) + F(BT)) + (s > 1 ? R + s x M x N x L x 8 / T_BYTES(s) : 0),
+ *   c = 0.521 / 0.665 / 1 and F = 3.46 / 4.66 / 6.97 for BT 64 / 128 / 256, R = 4.7, T_BYTES(2) =
+ *   1.83e6, T_BYTES(> 2) = 2.93e6; every s <= 16 with s <= K-tiles / 4 and CTAs x s <= 8 x SMs;
+ *   BT over 64 at M <= 64, {128, 64} at M <= 128, {256, 128, 64} above (ties: the larger tile,
+ *   the smaller s). Offline: 2 misses of 46 timed training shapes (the rules above: 3), 28 of 32
+ *   held-out shapes within 5% by run 124's sweep (the rules: 27). CMake: TETRA_GEMM_T_TILE_FIT. */
+#ifndef TETRA_GEMM_T_TILE_FIT
+#define TETRA_GEMM_T_TILE_FIT 0
+#endif
+#if TETRA_GEMM_T_TILE_FIT
+static double fit_cost_t(const tetra_gemm_problem *p, int bt, int splits, int sms) {
+    const double c = bt == 256 ? 1.0 : bt == 128 ? 0.665 : 0.521, f = bt == 256 ? 6.97 : bt == 128 ? 4.66 : 3.46;
+    const double t_bytes = splits == 2 ? 1.83e6 : 2.93e6;
+    const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
+    const int64_t waves = (ctas_t(p, bt) * splits + sms - 1) / sms;
+    double cost = (double)waves * ((double)((ktiles + splits - 1) / splits) * c + f);
+    if (splits > 1) cost += 4.7 + (double)splits * (double)p->m * (double)p->n * (double)p->batch * 8.0 / t_bytes;
+    return cost;
+}
+
+/* the split count minimizing fit_cost_t at tile bt; *cost gets its estimate */
+static int fit_split_t(const tetra_gemm_problem *p, int bt, int sms, double *cost) {
+    const int64_t ktiles = (p->k + W_BK - 1) / W_BK, ctas = ctas_t(p, bt);
+    int splits = 1;
+    *cost = fit_cost_t(p, bt, 1, sms);
+    for (int64_t sp = 2; sp <= SPLIT_MAX && sp <= ktiles / 4 && ctas * sp <= 8 * (int64_t)sms; sp++) {
+        const double c = fit_cost_t(p, bt, (int)sp, sms);
+        if (c < *cost) {
+            *cost = c;
+            splits = (int)sp;
+        }
+    }
+    return splits;
+}
+#endif
+
 /* split_t's count for an M x N x K product (L = 1) at BT tokens per CTA: the fragment GEMV / v7
  * switch's estimate of v7 (gemv.cu, tetra_gemv_frag_v7_wins) takes v7's split from here */
 extern "C" int tetra_gemm_t_auto_splits(int64_t m, int64_t n, int64_t k, int bt, int sms) {
@@ -3153,7 +3193,12 @@ extern "C" int tetra_gemm_t_auto_splits(int64_t m, int64_t n, int64_t k, int bt,
     p.n = n;
     p.k = k;
     p.batch = 1;
+#if TETRA_GEMM_T_TILE_FIT
+    double cost;
+    return fit_split_t(&p, bt, sms, &cost);
+#else
     return split_t(&p, bt, sms);
+#endif
 }
 
 /* Whether AUTO gives FRAGMENT weights the BT-256 tile as it gives standard weights (the FRAG
@@ -3188,6 +3233,22 @@ static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
         return c;
     }
     if (p->batch_invariant || c.bt <= 0 || sms <= 0) return c;
+#if TETRA_GEMM_T_TILE_FIT
+    { /* the tile and split by the fitted estimate, from the largest candidate down */
+        const int bt0 = c.bt, bt_min = p->tile_m ? bt0 : p->m > 64 ? 64 : bt0;
+        double best = 0.0;
+        for (int bt = bt0; bt >= bt_min; bt /= 2) {
+            double cost;
+            const int s = fit_split_t(p, bt, sms, &cost);
+            if (bt == bt0 || cost < best) {
+                best = cost;
+                c.bt = bt;
+                c.splits = s;
+            }
+        }
+        return c;
+    }
+#endif
     c.splits = split_t(p, c.bt, sms);
     if (!p->tile_m && p->m > 64) { /* the smaller tile, if the estimate prefers it (ties: the larger) */
         const int bt2 = c.bt / 2, s2 = split_t(p, bt2, sms);
@@ -3197,6 +3258,20 @@ static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
         }
     }
     return c;
+}
+
+/* AUTO's tile and split count for an M x N x K x L product of standard-layout weights (not
+ * batch-invariant, nothing pinned) on `sms` SMs: returns BT, *splits the split count. Pure host
+ * code: tests/test_gemm_rule.c checks it against docs/notes/dispatch-refit.py's mirror. */
+extern "C" int tetra_gemm_t_auto_config(int64_t m, int64_t n, int64_t k, int64_t batch, int sms, int *splits) {
+    tetra_gemm_problem p = {};
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.batch = batch;
+    const wgmma_t_config c = choose_config_t(&p, sms);
+    if (splits) *splits = c.splits;
+    return c.bt;
 }
 
 #ifdef TETRA_GEMM_TRACE

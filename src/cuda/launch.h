@@ -46,6 +46,8 @@ int tetra_gemv_frag_v7_wins(int64_t m, int64_t n, int64_t k, int sms, int gemv_o
 int tetra_gemv_frag_prefers_v7(int64_t m, int64_t n, int64_t k, int sms);
 /* src/cuda/gemm_sm90.cu: the transposed GEMM's own split count at BT tokens per CTA (L = 1) */
 int tetra_gemm_t_auto_splits(int64_t m, int64_t n, int64_t k, int bt, int sms);
+/* src/cuda/gemm_sm90.cu: AUTO's tile (returned) and split count for standard-layout weights */
+int tetra_gemm_t_auto_config(int64_t m, int64_t n, int64_t k, int64_t batch, int sms, int *splits);
 
 /* src/cuda/gemm_mma.cu: portable mma.sync GEMM (sm_80+) */
 tetra_status tetra_launch_gemm_mma(const tetra_gemm_problem *p);
