@@ -3087,52 +3087,69 @@ static int64_t ctas_t(const tetra_gemm_problem *p, int bt) {
     return pairs * T_CLUSTER * ((p->m + bt - 1) / bt) * p->batch;
 }
 
-/* the BT estimate above, in BT-256 K-tile units */
-static double cost_t(const tetra_gemm_problem *p, int bt, int splits, int sms) {
-    /* T_BYTES: 2 splits are summed by the tile's last CTA, more by the reduce kernel */
-    const double c = bt == 256 ? 1.0 : bt == 128 ? 0.66 : 0.62, t_bytes = splits == 2 ? 1.8e6 : 3.6e6;
+/* The estimate's constants in BT-256 K-tile units, indexed by BT 64 / 128 / 256: c(BT), the
+ * fixed cost per wave, the reduce's fixed cost, T_BYTES at 2 splits and above. */
+struct t_estimate {
+    double c[3], fixed[3], reduce, t_bytes2, t_bytes_more;
+};
+/* the rules' (the comment above) */
+static const t_estimate k_rules_est = {{0.62, 0.66, 1.0}, {T_FIXED, T_FIXED, T_FIXED}, T_REDUCE, 1.8e6, 3.6e6};
+
+/* the estimate of tile bt with `splits` splits, in BT-256 K-tile units */
+static double estimate_t(const t_estimate &e, const tetra_gemm_problem *p, int bt, int splits, int sms) {
+    const int i = bt == 256 ? 2 : bt == 128 ? 1 : 0;
     const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
     const int64_t waves = (ctas_t(p, bt) * splits + sms - 1) / sms;
-    double cost = (double)waves * ((double)((ktiles + splits - 1) / splits) * c + T_FIXED);
-    if (splits > 1) cost += T_REDUCE + (double)splits * (double)p->m * (double)p->n * (double)p->batch * 8.0 / t_bytes;
+    double cost = (double)waves * ((double)((ktiles + splits - 1) / splits) * e.c[i] + e.fixed[i]);
+    if (splits > 1)
+        cost += e.reduce + (double)splits * (double)p->m * (double)p->n * (double)p->batch * 8.0 /
+                               (splits == 2 ? e.t_bytes2 : e.t_bytes_more);
     return cost;
+}
+static double cost_t(const tetra_gemm_problem *p, int bt, int splits, int sms) {
+    return estimate_t(k_rules_est, p, bt, splits, sms);
+}
+
+/* the split count s <= 16, s <= K-tiles / 4, CTAs x s <= max_ctas that minimizes estimate e at
+ * tile bt (ties: the smaller s); *cost gets its estimate */
+static int argmin_split_t(const t_estimate &e, const tetra_gemm_problem *p, int bt, int sms, int64_t max_ctas,
+                          double *cost) {
+    const int64_t ktiles = (p->k + W_BK - 1) / W_BK, ctas = ctas_t(p, bt);
+    int splits = 1;
+    *cost = estimate_t(e, p, bt, 1, sms);
+    for (int64_t sp = 2; sp <= SPLIT_MAX && sp <= ktiles / 4 && ctas * sp <= max_ctas; sp++) {
+        const double c = estimate_t(e, p, bt, (int)sp, sms);
+        if (c < *cost) {
+            *cost = c;
+            splits = (int)sp;
+        }
+    }
+    return splits;
 }
 
 /* the split count for tile bt */
 static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
-    const int64_t ktiles = (p->k + W_BK - 1) / W_BK, ctas = ctas_t(p, bt);
-    int64_t smax = SPLIT_MAX;
-    int splits = 1;
-    if (smax > ktiles / 4) smax = ktiles / 4;
+    const int64_t ctas = ctas_t(p, bt);
     if (ctas >= sms) {
         /* One to four waves: the last wave may be nearly empty (160 CTAs on 132 SMs run as
          * two waves). A split that evens the waves out is taken when cost_t, which counts the
          * partials' traffic, puts it T_SPLIT_GAIN below no split. Tune logs: 1024x5120x13824
          * at BT 256 took 304.7 us unsplit, 247.5 with 4 splits (run 29); at 256x24576x6144
          * (192 CTAs) a 2-way split was 8% slower (run 23): the estimate keeps that unsplit. */
-        double best = cost_t(p, bt, 1, sms), base = best;
         if (ctas > 4 * (int64_t)sms) return 1;
-        for (int64_t sp = 2; sp <= smax && ctas * sp <= 8 * (int64_t)sms; sp++) {
-            const double c = cost_t(p, bt, (int)sp, sms);
-            if (c < best) {
-                best = c;
-                splits = (int)sp;
-            }
-        }
-        return best < (1.0 - T_SPLIT_GAIN) * base ? splits : 1;
+        double best;
+        const int splits = argmin_split_t(k_rules_est, p, bt, sms, 8 * (int64_t)sms, &best);
+        return best < (1.0 - T_SPLIT_GAIN) * cost_t(p, bt, 1, sms) ? splits : 1;
     }
 #if TETRA_GEMM_T_SPLIT_TRAFFIC
     /* below one wave too by cost_t (the tile's c(BT) and the partials' traffic), no 12% margin */
-    double best = cost_t(p, bt, 1, sms);
-    for (int64_t sp = 2; sp <= smax && ctas * sp <= 2 * (int64_t)sms; sp++) {
-        const double c = cost_t(p, bt, (int)sp, sms);
-        if (c < best) {
-            best = c;
-            splits = (int)sp;
-        }
-    }
+    double best;
+    return argmin_split_t(k_rules_est, p, bt, sms, 2 * (int64_t)sms, &best);
 #else
-    int64_t best_cost = ktiles + T_FIXED;
+    const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
+    int64_t best_cost = ktiles + T_FIXED, smax = SPLIT_MAX;
+    int splits = 1;
+    if (smax > ktiles / 4) smax = ktiles / 4;
     for (int64_t sp = 2; sp <= smax && ctas * sp <= 2 * (int64_t)sms; sp++) {
         const int64_t waves = (ctas * sp + sms - 1) / sms;
         const int64_t cost = waves * ((ktiles + sp - 1) / sp + T_FIXED) + T_REDUCE;
@@ -3141,8 +3158,8 @@ static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
             splits = (int)sp;
         }
     }
-#endif
     return splits;
+#endif
 }
 
 /* A/B switch (prepared at the end of session 25, NOT yet run on a GPU; default 0): 1 chooses the
@@ -3159,43 +3176,26 @@ static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
 #define TETRA_GEMM_T_TILE_FIT 0
 #endif
 #if TETRA_GEMM_T_TILE_FIT
-static double fit_cost_t(const tetra_gemm_problem *p, int bt, int splits, int sms) {
-    const double c = bt == 256 ? 1.0 : bt == 128 ? 0.665 : 0.521, f = bt == 256 ? 6.97 : bt == 128 ? 4.66 : 3.46;
-    const double t_bytes = splits == 2 ? 1.83e6 : 2.93e6;
-    const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
-    const int64_t waves = (ctas_t(p, bt) * splits + sms - 1) / sms;
-    double cost = (double)waves * ((double)((ktiles + splits - 1) / splits) * c + f);
-    if (splits > 1) cost += 4.7 + (double)splits * (double)p->m * (double)p->n * (double)p->batch * 8.0 / t_bytes;
-    return cost;
-}
-
-/* the split count minimizing fit_cost_t at tile bt; *cost gets its estimate */
-static int fit_split_t(const tetra_gemm_problem *p, int bt, int sms, double *cost) {
-    const int64_t ktiles = (p->k + W_BK - 1) / W_BK, ctas = ctas_t(p, bt);
-    int splits = 1;
-    *cost = fit_cost_t(p, bt, 1, sms);
-    for (int64_t sp = 2; sp <= SPLIT_MAX && sp <= ktiles / 4 && ctas * sp <= 8 * (int64_t)sms; sp++) {
-        const double c = fit_cost_t(p, bt, (int)sp, sms);
-        if (c < *cost) {
-            *cost = c;
-            splits = (int)sp;
-        }
-    }
-    return splits;
-}
+static const t_estimate k_fit_est = {{0.521, 0.665, 1.0}, {3.46, 4.66, 6.97}, 4.7, 1.83e6, 2.93e6};
 #endif
 
-/* split_t's count for an M x N x K product (L = 1) at BT tokens per CTA: the fragment GEMV / v7
- * switch's estimate of v7 (gemv.cu, tetra_gemv_frag_v7_wins) takes v7's split from here */
-extern "C" int tetra_gemm_t_auto_splits(int64_t m, int64_t n, int64_t k, int bt, int sms) {
+/* a product's shape alone (standard-layout weights, nothing pinned): the host-only entry points below */
+static tetra_gemm_problem shape_problem(int64_t m, int64_t n, int64_t k, int64_t batch) {
     tetra_gemm_problem p = {};
     p.m = m;
     p.n = n;
     p.k = k;
-    p.batch = 1;
+    p.batch = batch;
+    return p;
+}
+
+/* split_t's count for an M x N x K product (L = 1) at BT tokens per CTA: the fragment GEMV / v7
+ * switch's estimate of v7 (gemv.cu, tetra_gemv_frag_v7_wins) takes v7's split from here */
+extern "C" int tetra_gemm_t_auto_splits(int64_t m, int64_t n, int64_t k, int bt, int sms) {
+    const tetra_gemm_problem p = shape_problem(m, n, k, 1);
 #if TETRA_GEMM_T_TILE_FIT
     double cost;
-    return fit_split_t(&p, bt, sms, &cost);
+    return argmin_split_t(k_fit_est, &p, bt, sms, 8 * (int64_t)sms, &cost);
 #else
     return split_t(&p, bt, sms);
 #endif
@@ -3239,7 +3239,7 @@ static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
         double best = 0.0;
         for (int bt = bt0; bt >= bt_min; bt /= 2) {
             double cost;
-            const int s = fit_split_t(p, bt, sms, &cost);
+            const int s = argmin_split_t(k_fit_est, p, bt, sms, 8 * (int64_t)sms, &cost);
             if (bt == bt0 || cost < best) {
                 best = cost;
                 c.bt = bt;
@@ -3264,11 +3264,7 @@ static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
  * batch-invariant, nothing pinned) on `sms` SMs: returns BT, *splits the split count. Pure host
  * code: tests/test_gemm_rule.c checks it against docs/notes/dispatch-refit.py's mirror. */
 extern "C" int tetra_gemm_t_auto_config(int64_t m, int64_t n, int64_t k, int64_t batch, int sms, int *splits) {
-    tetra_gemm_problem p = {};
-    p.m = m;
-    p.n = n;
-    p.k = k;
-    p.batch = batch;
+    const tetra_gemm_problem p = shape_problem(m, n, k, batch);
     const wgmma_t_config c = choose_config_t(&p, sms);
     if (splits) *splits = c.splits;
     return c.bt;
