@@ -51,7 +51,7 @@ int main(void) {
     CHECK(tetra_gemv_frag_v7_wins(12, 16896, 2048, 132, 4) == 0);
     /* a build with the switch off (no environment override) keeps the GEMV */
 #if !TETRA_GEMV_FRAG_V7_SWITCH
-    if (!getenv("TETRA_GEMV_FRAG_V7_SWITCH")) CHECK(tetra_gemv_frag_prefers_v7(12, 14336, 4096, 132) == 0);
+    if (!getenv("TETRA_GEMV_FRAG_V7_SWITCH")) CHECK(tetra_gemv_frag_prefers_v7(12, 14336, 4096, 132, 0) == 0);
 #endif
     return tu_finish("test_gemv_switch");
 }

@@ -232,7 +232,7 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
         if (!p.batch_invariant && p.m <= (ctx->sm_major == 9 ? tetra_gemv_frag_max_m_sm90() : 16) &&
             p.k % 128 == 0 && a->dtype != TETRA_DTYPE_FP16 && tetra_gemv_frag_auto() &&
             !(ctx->sm_major == 9 && a->dtype == TETRA_DTYPE_BF16 && p.batch == 1 &&
-              tetra_gemv_frag_prefers_v7(p.m, p.n, p.k, ctx->sms))) {
+              tetra_gemv_frag_prefers_v7(p.m, p.n, p.k, ctx->sms, ctx->device))) {
             st = launch_gemv(&p);
             if (st != TETRA_ERR_UNSUPPORTED) return st;
             tetra_clear_error();

@@ -1471,15 +1471,23 @@ int gemv_ck_splits(int64_t nseg, int64_t tiles, int64_t batch, int sms, int occ,
     return s < 1 ? 1 : (int)s;
 }
 
-/* CTAs of the mma kernel per SM on the current device (1 if the query fails): the split
- * rule's slot count */
-template <int XK, bool IL, bool FR = false> int gemv_occupancy() {
+/* CTAs of the mma kernel per SM on `device`, the current device (1 if the query fails): the
+ * split rule's slot count. Queried once per device: AUTO asks for it on every call at M <= 16
+ * (the launcher's split rule, the fragment GEMV / v7 switch). */
+template <int XK, bool IL, bool FR = false> int gemv_occupancy(int device) {
+    static std::atomic<unsigned long long> checked{0};
+    static int occ_of[64];
+    if (tetra_done_on(checked, device)) return occ_of[device];
     int occ = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, FR ? gemv_nvfp4_mma_frag : gemv_nvfp4_mma<XK, IL>, GEMV_THREADS, 0) !=
             cudaSuccess ||
         occ < 1) {
         (void)cudaGetLastError();
         occ = 1;
+    }
+    if (device >= 0 && device < 64) {
+        occ_of[device] = occ;
+        tetra_mark_done(checked, device);
     }
     return occ;
 }
@@ -1724,7 +1732,7 @@ tetra_status launch_mma(gemv_params &prm, const tetra_gemm_problem *p) {
         }
     }
     cudaStream_t stream = TETRA_STREAM(p);
-    const int occ = gemv_occupancy<XK, IL, FR>();
+    const int occ = gemv_occupancy<XK, IL, FR>(p->ctx->device);
     const int64_t tiles = (p->n + GEMV_ROWS_PER_CTA - 1) / GEMV_ROWS_PER_CTA;
     int64_t splits = gemv_auto_splits(prm.nseg, tiles, p->batch, p->ctx->sms, occ);
     const int64_t max_splits = prm.nseg / GEMV_MIN_SEGS_PER_SPLIT;
@@ -2001,15 +2009,15 @@ extern "C" int tetra_gemv_frag_v7_wins(int64_t m, int64_t n, int64_t k, int sms,
 /* Whether AUTO sends this fragment-weight product (sm_90, BF16 a, L = 1) to v7 instead of the
  * GEMV: the build switch TETRA_GEMV_FRAG_V7_SWITCH (default 1; 0: never, session 22's routing), the
  * environment's TETRA_GEMV_FRAG_V7_SWITCH=0 / 1 overriding it (read once), and the estimate
- * above with this device's SM count and the GEMV's occupancy. */
-extern "C" int tetra_gemv_frag_prefers_v7(int64_t m, int64_t n, int64_t k, int sms) {
+ * above with this device's SM count and the GEMV's occupancy (device: the current one). */
+extern "C" int tetra_gemv_frag_prefers_v7(int64_t m, int64_t n, int64_t k, int sms, int device) {
     static const int on = [] {
         const char *e = getenv("TETRA_GEMV_FRAG_V7_SWITCH");
         if (e && (e[0] == '0' || e[0] == '1') && !e[1]) return e[0] - '0';
         return TETRA_GEMV_FRAG_V7_SWITCH ? 1 : 0;
     }();
     if (!on || m < 9) return 0;
-    return tetra_gemv_frag_v7_wins(m, n, k, sms, gemv_occupancy<X_BF16, false, true>());
+    return tetra_gemv_frag_v7_wins(m, n, k, sms, gemv_occupancy<X_BF16, false, true>(device));
 }
 
 /* Cluster-K's piece count P = 4S for a GEMV of an N x K weight (`w_interleaved`: the
@@ -2119,7 +2127,9 @@ extern "C" int tetra_gemv_il_copy_probe(const void *w, int64_t n, int64_t k, int
                                         void *stream) {
     if (n < 1 || k < 16 || k % 16 || k > ((int64_t)1 << 30) || batch < 1 || sms < 1 || splits_pin < 0)
         return (int)cudaErrorInvalidValue;
-    const int occ = gemv_occupancy<X_BF16, true>();
+    int dev = -1; /* the current device (-1: the query is not cached) */
+    if (cudaGetDevice(&dev) != cudaSuccess) (void)cudaGetLastError();
+    const int occ = gemv_occupancy<X_BF16, true>(dev);
     const int nseg = (int)tetra_il_segments(k);
     const int64_t tiles = (n + GEMV_ROWS_PER_CTA - 1) / GEMV_ROWS_PER_CTA;
     if (splits_pin > nseg) return (int)cudaErrorInvalidValue;

@@ -43,7 +43,7 @@ int tetra_gemv_frag_x16_pin(int min_m);
 /* src/cuda/gemv.cu: the fragment GEMV / v7 switch at 9..16 rows: the pure estimate (tests), and
  * AUTO's test (build switch / environment TETRA_GEMV_FRAG_V7_SWITCH, default 1; 0: never) */
 int tetra_gemv_frag_v7_wins(int64_t m, int64_t n, int64_t k, int sms, int gemv_occ);
-int tetra_gemv_frag_prefers_v7(int64_t m, int64_t n, int64_t k, int sms);
+int tetra_gemv_frag_prefers_v7(int64_t m, int64_t n, int64_t k, int sms, int device);
 /* src/cuda/gemm_sm90.cu: the transposed GEMM's own split count at BT tokens per CTA (L = 1) */
 int tetra_gemm_t_auto_splits(int64_t m, int64_t n, int64_t k, int bt, int sms);
 /* src/cuda/gemm_sm90.cu: AUTO's tile (returned) and split count for standard-layout weights */
