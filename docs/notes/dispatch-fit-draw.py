@@ -17,12 +17,7 @@ C = {64: 0.521, 128: 0.665, 256: 1.0}
 F = {64: 3.46, 128: 4.66, 256: 6.97}
 
 def fit_cost(m, n, k, bt, s):
-    kt = (k + 63) // 64
-    w = (refit.ctas_t(m, n, 1, bt) * s + SMS - 1) // SMS
-    t = w * (((kt + s - 1) // s) * C[bt] + F[bt])
-    if s > 1:
-        t += 4.7 + s * m * n * 8.0 / (1.83e6 if s == 2 else 2.93e6)
-    return t
+    return refit.cost_t(m, n, k, 1, bt, s, SMS, C, (1.83e6, 2.93e6), fixed=F, reduce=4.7)
 
 def fit_split(m, n, k, bt):
     kt = (k + 63) // 64

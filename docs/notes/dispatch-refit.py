@@ -23,12 +23,13 @@ W_BK, SPLIT_MAX, T_FIXED, T_REDUCE, T_SPLIT_GAIN = 64, 16, 2, 4, 0.12
 def ctas_t(m, n, l, bt):
     return (n + 255) // 256 * 2 * ((m + bt - 1) // bt) * l
 
-def cost_t(m, n, k, l, bt, s, sms, c, tb):
+def cost_t(m, n, k, l, bt, s, sms, c, tb, fixed=None, reduce=T_REDUCE):
+    """estimate_t (gemm_sm90.cu): fixed = the fixed cost per wave by BT (default T_FIXED for all)"""
     kt = (k + W_BK - 1) // W_BK
     waves = (ctas_t(m, n, l, bt) * s + sms - 1) // sms
-    cost = waves * (((kt + s - 1) // s) * c[bt] + T_FIXED)
+    cost = waves * (((kt + s - 1) // s) * c[bt] + (fixed[bt] if fixed else T_FIXED))
     if s > 1:
-        cost += T_REDUCE + s * m * n * l * 8.0 / (tb[0] if s == 2 else tb[1])
+        cost += reduce + s * m * n * l * 8.0 / (tb[0] if s == 2 else tb[1])
     return cost
 
 def split_t(m, n, k, l, bt, sms, c, tb, traffic=True):
