@@ -19,6 +19,14 @@ typedef struct {
     tetra_gemm_path path;
     int tile_m, splits;
 } tune_config;
+/* one wgmma_t tile: its own split rule (0), then every pinned count 1 .. 16 (SPLIT_MAX) */
+#define WGMMA_T_ALL(bt)                                                                               \
+    {TETRA_PATH_WGMMA_T, bt, 0}, {TETRA_PATH_WGMMA_T, bt, 1}, {TETRA_PATH_WGMMA_T, bt, 2},           \
+        {TETRA_PATH_WGMMA_T, bt, 3}, {TETRA_PATH_WGMMA_T, bt, 4}, {TETRA_PATH_WGMMA_T, bt, 5},      \
+        {TETRA_PATH_WGMMA_T, bt, 6}, {TETRA_PATH_WGMMA_T, bt, 7}, {TETRA_PATH_WGMMA_T, bt, 8},      \
+        {TETRA_PATH_WGMMA_T, bt, 9}, {TETRA_PATH_WGMMA_T, bt, 10}, {TETRA_PATH_WGMMA_T, bt, 11},    \
+        {TETRA_PATH_WGMMA_T, bt, 12}, {TETRA_PATH_WGMMA_T, bt, 13}, {TETRA_PATH_WGMMA_T, bt, 14},   \
+        {TETRA_PATH_WGMMA_T, bt, 15}, {TETRA_PATH_WGMMA_T, bt, 16}
 static const tune_config k_configs[] = {
     {TETRA_PATH_GEMV, 0, 0},    {TETRA_PATH_GEMV, 0, 1},    {TETRA_PATH_GEMV, 0, 2},
     {TETRA_PATH_GEMV, 0, 4},    {TETRA_PATH_GEMV, 0, 8},    {TETRA_PATH_GEMV, 0, 16},
@@ -27,15 +35,10 @@ static const tune_config k_configs[] = {
     {TETRA_PATH_WGMMA, 128, 1}, {TETRA_PATH_WGMMA, 128, 2}, {TETRA_PATH_WGMMA, 128, 4},
     {TETRA_PATH_WGMMA, 128, 8}, {TETRA_PATH_WGMMA, 128, 16}, {TETRA_PATH_WGMMA, 256, 1},
     {TETRA_PATH_WGMMA, 256, 2}, {TETRA_PATH_WGMMA, 256, 4}, {TETRA_PATH_WGMMA, 64, 0},
-    {TETRA_PATH_WGMMA, 128, 0}, {TETRA_PATH_WGMMA, 256, 0}, {TETRA_PATH_WGMMA_T, 256, 0},
-    {TETRA_PATH_WGMMA_T, 256, 2}, {TETRA_PATH_WGMMA_T, 256, 4}, {TETRA_PATH_WGMMA_T, 64, 0},
-    {TETRA_PATH_WGMMA_T, 128, 0}, {TETRA_PATH_WGMMA_T, 64, 1},  {TETRA_PATH_WGMMA_T, 64, 4},
-    {TETRA_PATH_WGMMA_T, 64, 8},  {TETRA_PATH_WGMMA_T, 64, 16}, {TETRA_PATH_WGMMA_T, 128, 1},
-    {TETRA_PATH_WGMMA_T, 128, 4}, {TETRA_PATH_WGMMA_T, 128, 8},
-    /* session 25: the split counts the tile rule's estimate picks below one wave, so that
-     * docs/notes/dispatch-refit.py can score a rule change without untimed choices */
-    {TETRA_PATH_WGMMA_T, 256, 1}, {TETRA_PATH_WGMMA_T, 256, 3}, {TETRA_PATH_WGMMA_T, 128, 2},
-    {TETRA_PATH_WGMMA_T, 128, 3}, {TETRA_PATH_WGMMA_T, 64, 2},
+    {TETRA_PATH_WGMMA, 128, 0}, {TETRA_PATH_WGMMA, 256, 0},
+    /* wgmma_t (v7): every split count its rule can pick at every tile, so that the sweep's best
+     * is the best the rule could have chosen (session 26; until then 17 of the 48 pins) */
+    WGMMA_T_ALL(256), WGMMA_T_ALL(128), WGMMA_T_ALL(64),
 };
 /* A table entry names one of the configurations whose split count is the kernel's own rule
  * (splits 0): that rule follows the tile count and K of the shape being dispatched, so an
