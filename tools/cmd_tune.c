@@ -10,6 +10,7 @@
 
 #include "api/dispatch_table.h"
 #include "bench/bench.h"
+#include "cuda/launch.h"
 #include "cli.h"
 
 /* Every configuration a dispatch table can name. The launchers refuse those a shape
@@ -74,6 +75,9 @@ typedef struct {
     bench_shape shape;
     double us[NCONF];
     tetra_status st[NCONF];
+    /* the sweep's launches of this slot included v7.7 cluster-K ones (the splits reduced in
+     * the cluster: AUTO's choice where it fits, pinned splits only under TETRA_GEMM_T_CK=2) */
+    unsigned char ck[NCONF + 1]; /* [NCONF]: AUTO */
     int best;            /* fastest configuration that passed the gate, -1 if none */
     int pick;            /* fastest generalising one that passed (the table entry), -1 if none */
     double auto_us;      /* AUTO before the new table is loaded (heuristics / shipped table) */
@@ -266,6 +270,7 @@ static int sweep(bench_session *s, const bench_arm *arm, const tune_args *a, tun
     for (int c = 0; c < NCONF; c++)
         r->st[c] = bench_gemm_pin(state, k_configs[c].path, k_configs[c].tile_m, k_configs[c].splits);
     for (int c = 0; c < NSLOTS; c++) samples[c][0] = samples[c][1] = NAN;
+    memset(r->ck, 0, sizeof r->ck);
     if (scored) {
         const tetra_dispatch_entry *e = tetra_dispatch_lookup(scored, a->nvfp4, r->shape.m, r->shape.n, r->shape.k);
         for (int c = 0; e && c < NCONF; c++)
@@ -276,7 +281,9 @@ static int sweep(bench_session *s, const bench_arm *arm, const tune_args *a, tun
             const int c = pass ? NSLOTS - 1 - j : j;
             /* skip a configuration the launchers refuse, and the table slot off held-out shapes */
             if (c < NCONF ? r->st[c] != TETRA_OK : c == SLOT_TABLE && !scored) continue;
+            const long long ck0 = tetra_gemm_t_ck_launches();
             samples[c][pass] = time_slot(s, arm, a, state, c < NCONF ? c : -1, c == SLOT_TABLE);
+            if (c <= SLOT_AUTO && tetra_gemm_t_ck_launches() > ck0) r->ck[c] = 1;
         }
     for (int c = 0; c < NCONF; c++)
         if (r->st[c] == TETRA_OK && samples[c][0] > 0 && samples[c][1] > 0)
@@ -469,6 +476,7 @@ static void json_rows(bench_json_writer *w, const char *key, const tune_row *row
             bjw_str(w, "config", config_name(c, b, sizeof b));
             bjw_num(w, "us", r->us[c]);
             bjw_str(w, "status", tetra_status_string(r->st[c]));
+            bjw_bool(w, "cluster_k", r->ck[c]);
             bjw_obj_end(w);
         }
         bjw_arr_end(w);
@@ -477,6 +485,7 @@ static void json_rows(bench_json_writer *w, const char *key, const tune_row *row
         bjw_str(w, "pick", config_name(r->pick, b, sizeof b));
         bjw_num(w, "pick_us", r->pick >= 0 ? r->us[r->pick] : NAN);
         bjw_num(w, "auto_us", r->auto_us);
+        bjw_bool(w, "auto_cluster_k", r->ck[NCONF]);
         bjw_num(w, "table_us", r->table_us);
         bjw_str(w, "table_pick", config_name(r->table_pick, b, sizeof b));
         bjw_str(w, "note", r->gate_msg);
@@ -559,11 +568,12 @@ int cmd_tune(int argc, char **argv) {
         tr[i].shape = train.v[i];
         cli_progress(i, steps, step_label(what, sizeof what, "tune", &tr[i].shape));
         sweep(&s, arm, &a, &tr[i], NULL);
-        printf("  tune    %6lldx%6lldx%6lld  entry %-14s %10.2f us  best %-14s %10.2f us  (AUTO now %.2f us) %s\n",
+        printf("  tune    %6lldx%6lldx%6lld  entry %-14s %10.2f us  best %-14s %10.2f us%s  (AUTO now %.2f us%s) %s\n",
                (long long)tr[i].shape.m, (long long)tr[i].shape.n, (long long)tr[i].shape.k,
                config_name(tr[i].pick, b2, sizeof b2), tr[i].pick >= 0 ? tr[i].us[tr[i].pick] : NAN,
                config_name(tr[i].best, b1, sizeof b1), tr[i].best >= 0 ? tr[i].us[tr[i].best] : NAN,
-               tr[i].auto_us, tr[i].gate_msg);
+               tr[i].best >= 0 && tr[i].ck[tr[i].best] ? " cluster-K" : "", tr[i].auto_us,
+               tr[i].ck[NCONF] ? " cluster-K" : "", tr[i].gate_msg);
     }
     if (a.score_table) {
         printf("scoring %s (no tuning sweep)\n", a.out);
@@ -678,6 +688,16 @@ int cmd_tune(int argc, char **argv) {
         bjw_str(&w, "paired_timing", "held-out shapes after the fixed configuration is chosen: table, AUTO, best, fixed timed in each round, order reversed every other round; ratios per round, median over rounds");
         bjw_int(&w, "paired_rounds", a.paired_rounds);
         bjw_str(&w, "fixed_config", config_name(fixed, b1, sizeof b1));
+        bjw_int(&w, "cluster_k_mode", tetra_gemm_t_ck_mode());
+        /* clusters of S CTAs (S = 2 .. 16) resident at once, by tile: what decides whether
+         * AUTO's split count takes cluster-K (t_ck_takes) */
+        bjw_obj(&w, "cluster_k_resident");
+        for (int bt = 64; bt <= 128; bt *= 2) {
+            bjw_arr(&w, bt == 64 ? "64" : "128");
+            for (int sp = 2; sp <= 16; sp++) bjw_int(&w, NULL, tetra_gemm_t_ck_resident_clusters(bt, sp));
+            bjw_arr_end(&w);
+        }
+        bjw_obj_end(&w);
         if (held.n) {
             json_score(&w, "score_table", &score_table);
             json_score(&w, "score_before", &score_before);
