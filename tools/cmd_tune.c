@@ -19,27 +19,36 @@
 typedef struct {
     tetra_gemm_path path;
     int tile_m, splits;
+    int ck; /* v7.7 cluster-K forced (TETRA_GEMM_T_CK mode 2 while pinned), where resident */
 } tune_config;
 /* one wgmma_t tile: its own split rule (0), then every pinned count 1 .. 16 (SPLIT_MAX) */
 #define WGMMA_T_ALL(bt)                                                                               \
-    {TETRA_PATH_WGMMA_T, bt, 0}, {TETRA_PATH_WGMMA_T, bt, 1}, {TETRA_PATH_WGMMA_T, bt, 2},           \
-        {TETRA_PATH_WGMMA_T, bt, 3}, {TETRA_PATH_WGMMA_T, bt, 4}, {TETRA_PATH_WGMMA_T, bt, 5},      \
-        {TETRA_PATH_WGMMA_T, bt, 6}, {TETRA_PATH_WGMMA_T, bt, 7}, {TETRA_PATH_WGMMA_T, bt, 8},      \
-        {TETRA_PATH_WGMMA_T, bt, 9}, {TETRA_PATH_WGMMA_T, bt, 10}, {TETRA_PATH_WGMMA_T, bt, 11},    \
-        {TETRA_PATH_WGMMA_T, bt, 12}, {TETRA_PATH_WGMMA_T, bt, 13}, {TETRA_PATH_WGMMA_T, bt, 14},   \
-        {TETRA_PATH_WGMMA_T, bt, 15}, {TETRA_PATH_WGMMA_T, bt, 16}
+    {TETRA_PATH_WGMMA_T, bt, 0, 0}, {TETRA_PATH_WGMMA_T, bt, 1, 0}, {TETRA_PATH_WGMMA_T, bt, 2, 0},           \
+        {TETRA_PATH_WGMMA_T, bt, 3, 0}, {TETRA_PATH_WGMMA_T, bt, 4, 0}, {TETRA_PATH_WGMMA_T, bt, 5, 0},      \
+        {TETRA_PATH_WGMMA_T, bt, 6, 0}, {TETRA_PATH_WGMMA_T, bt, 7, 0}, {TETRA_PATH_WGMMA_T, bt, 8, 0},      \
+        {TETRA_PATH_WGMMA_T, bt, 9, 0}, {TETRA_PATH_WGMMA_T, bt, 10, 0}, {TETRA_PATH_WGMMA_T, bt, 11, 0},    \
+        {TETRA_PATH_WGMMA_T, bt, 12, 0}, {TETRA_PATH_WGMMA_T, bt, 13, 0}, {TETRA_PATH_WGMMA_T, bt, 14, 0},   \
+        {TETRA_PATH_WGMMA_T, bt, 15, 0}, {TETRA_PATH_WGMMA_T, bt, 16, 0}
+/* ... and its split counts 2 .. 16 reduced in the cluster (v7.7, BT 64 / 128): AUTO chooses these
+ * too (TETRA_GEMM_T_CK_RULE), a pinned split count runs them only under TETRA_GEMM_T_CK=2 */
+#define WGMMA_T_CK(bt)                                                                                \
+    {TETRA_PATH_WGMMA_T, bt, 2, 1}, {TETRA_PATH_WGMMA_T, bt, 3, 1}, {TETRA_PATH_WGMMA_T, bt, 4, 1},  \
+        {TETRA_PATH_WGMMA_T, bt, 5, 1}, {TETRA_PATH_WGMMA_T, bt, 6, 1}, {TETRA_PATH_WGMMA_T, bt, 7, 1}, \
+        {TETRA_PATH_WGMMA_T, bt, 8, 1}, {TETRA_PATH_WGMMA_T, bt, 9, 1}, {TETRA_PATH_WGMMA_T, bt, 10, 1}, \
+        {TETRA_PATH_WGMMA_T, bt, 11, 1}, {TETRA_PATH_WGMMA_T, bt, 12, 1}, {TETRA_PATH_WGMMA_T, bt, 13, 1}, \
+        {TETRA_PATH_WGMMA_T, bt, 14, 1}, {TETRA_PATH_WGMMA_T, bt, 15, 1}, {TETRA_PATH_WGMMA_T, bt, 16, 1}
 static const tune_config k_configs[] = {
-    {TETRA_PATH_GEMV, 0, 0},    {TETRA_PATH_GEMV, 0, 1},    {TETRA_PATH_GEMV, 0, 2},
-    {TETRA_PATH_GEMV, 0, 4},    {TETRA_PATH_GEMV, 0, 8},    {TETRA_PATH_GEMV, 0, 16},
-    {TETRA_PATH_MMA_SYNC, 0, 0}, {TETRA_PATH_WGMMA, 64, 1},  {TETRA_PATH_WGMMA, 64, 2},
-    {TETRA_PATH_WGMMA, 64, 4},  {TETRA_PATH_WGMMA, 64, 8},  {TETRA_PATH_WGMMA, 64, 16},
-    {TETRA_PATH_WGMMA, 128, 1}, {TETRA_PATH_WGMMA, 128, 2}, {TETRA_PATH_WGMMA, 128, 4},
-    {TETRA_PATH_WGMMA, 128, 8}, {TETRA_PATH_WGMMA, 128, 16}, {TETRA_PATH_WGMMA, 256, 1},
-    {TETRA_PATH_WGMMA, 256, 2}, {TETRA_PATH_WGMMA, 256, 4}, {TETRA_PATH_WGMMA, 64, 0},
-    {TETRA_PATH_WGMMA, 128, 0}, {TETRA_PATH_WGMMA, 256, 0},
+    {TETRA_PATH_GEMV, 0, 0, 0},    {TETRA_PATH_GEMV, 0, 1, 0},    {TETRA_PATH_GEMV, 0, 2, 0},
+    {TETRA_PATH_GEMV, 0, 4, 0},    {TETRA_PATH_GEMV, 0, 8, 0},    {TETRA_PATH_GEMV, 0, 16, 0},
+    {TETRA_PATH_MMA_SYNC, 0, 0, 0}, {TETRA_PATH_WGMMA, 64, 1, 0},  {TETRA_PATH_WGMMA, 64, 2, 0},
+    {TETRA_PATH_WGMMA, 64, 4, 0},  {TETRA_PATH_WGMMA, 64, 8, 0},  {TETRA_PATH_WGMMA, 64, 16, 0},
+    {TETRA_PATH_WGMMA, 128, 1, 0}, {TETRA_PATH_WGMMA, 128, 2, 0}, {TETRA_PATH_WGMMA, 128, 4, 0},
+    {TETRA_PATH_WGMMA, 128, 8, 0}, {TETRA_PATH_WGMMA, 128, 16, 0}, {TETRA_PATH_WGMMA, 256, 1, 0},
+    {TETRA_PATH_WGMMA, 256, 2, 0}, {TETRA_PATH_WGMMA, 256, 4, 0}, {TETRA_PATH_WGMMA, 64, 0, 0},
+    {TETRA_PATH_WGMMA, 128, 0, 0}, {TETRA_PATH_WGMMA, 256, 0, 0},
     /* wgmma_t (v7): every split count its rule can pick at every tile, so that the sweep's best
      * is the best the rule could have chosen (session 26; until then 17 of the 48 pins) */
-    WGMMA_T_ALL(256), WGMMA_T_ALL(128), WGMMA_T_ALL(64),
+    WGMMA_T_ALL(256), WGMMA_T_ALL(128), WGMMA_T_ALL(64), WGMMA_T_CK(128), WGMMA_T_CK(64),
 };
 /* A table entry names one of the configurations whose split count is the kernel's own rule
  * (splits 0): that rule follows the tile count and K of the shape being dispatched, so an
@@ -47,6 +56,14 @@ static const tune_config k_configs[] = {
  * only for the N and K it was timed on (device run 14: the nearest-entry table built from
  * pinned splits scored 33 of 43 held-out shapes within 5% of the best, the rules alone 39). */
 static int generalises(int c) { return k_configs[c].splits == 0; }
+
+/* Pins configuration c (AUTO where c < 0) in the arm's state, and the cluster-K mode with it:
+ * 2 for a cluster-K configuration, else the environment's / build's (the pin dropped). */
+static tetra_status pin_config(void *state, int c) {
+    tetra_gemm_t_ck_pin(c >= 0 && k_configs[c].ck ? 2 : -1);
+    if (c < 0) return bench_gemm_pin(state, TETRA_PATH_AUTO, 0, 0);
+    return bench_gemm_pin(state, k_configs[c].path, k_configs[c].tile_m, k_configs[c].splits);
+}
 #define NCONF ((int)(sizeof k_configs / sizeof k_configs[0]))
 
 typedef struct {
@@ -195,7 +212,7 @@ static int collect(bench_shapes *v, const char *file, const char *sets, const ch
 
 
 static int same_config(const tune_config *c, tetra_gemm_path path, int tile_m, int splits) {
-    return c->path == path && c->tile_m == tile_m && c->splits == splits;
+    return c->path == path && c->tile_m == tile_m && c->splits == splits && !c->ck; /* tables name no cluster-K pin */
 }
 
 /* The fastest configuration (of the generalising ones if `general`) that passes the
@@ -208,7 +225,7 @@ static int gated_fastest(const bench_arm *arm, void *state, tune_row *r, int gen
         for (int c = 0; c < NCONF; c++)
             if (!isnan(r->us[c]) && (!general || generalises(c)) && (best < 0 || r->us[c] < r->us[best])) best = c;
         if (best < 0) return -1;
-        bench_gemm_pin(state, k_configs[best].path, k_configs[best].tile_m, k_configs[best].splits);
+        pin_config(state, best);
         msg[0] = 0;
         bench_gate_arm(arm, state, &g, msg, sizeof msg);
         if (g.pass) return best;
@@ -223,8 +240,7 @@ static int gated_fastest(const bench_arm *arm, void *state, tune_row *r, int gen
 static double time_slot(bench_session *s, const bench_arm *arm, const tune_args *a, void *state, int c, int table) {
     double us;
     if (table && tetra_context_load_dispatch_table(s->env.ctx, a->out) != TETRA_OK) return NAN;
-    if (c >= 0) bench_gemm_pin(state, k_configs[c].path, k_configs[c].tile_m, k_configs[c].splits);
-    else bench_gemm_pin(state, TETRA_PATH_AUTO, 0, 0);
+    pin_config(state, c);
     us = bench_time_calls(s, arm, state, a->samples);
     if (table) tetra_context_load_dispatch_table(s->env.ctx, NULL);
     return us;
@@ -268,7 +284,7 @@ static int sweep(bench_session *s, const bench_arm *arm, const tune_args *a, tun
         return -1;
     }
     for (int c = 0; c < NCONF; c++)
-        r->st[c] = bench_gemm_pin(state, k_configs[c].path, k_configs[c].tile_m, k_configs[c].splits);
+        r->st[c] = pin_config(state, c);
     for (int c = 0; c < NSLOTS; c++) samples[c][0] = samples[c][1] = NAN;
     memset(r->ck, 0, sizeof r->ck);
     if (scored) {
@@ -295,6 +311,7 @@ static int sweep(bench_session *s, const bench_arm *arm, const tune_args *a, tun
     /* the gate: fastest first; a configuration that fails it is never chosen */
     r->pick = gated_fastest(arm, state, r, 1);
     r->best = gated_fastest(arm, state, r, 0);
+    tetra_gemm_t_ck_pin(-1);
     arm->teardown(state);
     return 0;
 }
@@ -338,6 +355,7 @@ static void paired_pass(bench_session *s, const bench_arm *arm, const tune_args 
             if (slot == PAIR_FIXED && fixed < 0) continue;
             p->us[slot][k] = time_slot(s, arm, a, state, conf[slot], slot == PAIR_TABLE);
         }
+    tetra_gemm_t_ck_pin(-1);
     arm->teardown(state);
     p->rounds = a->paired_rounds;
     for (int j = 0; j < PAIR_SLOTS; j++) p->median_us[j] = finite_median(p->us[j], p->rounds);
@@ -356,8 +374,8 @@ static void paired_pass(bench_session *s, const bench_arm *arm, const tune_args 
 
 static const char *config_name(int c, char *buf, size_t len) {
     if (c < 0) return "none";
-    snprintf(buf, len, "%s/%d/%d", tetra_dispatch_path_name(k_configs[c].path), k_configs[c].tile_m,
-             k_configs[c].splits);
+    snprintf(buf, len, "%s%s/%d/%d", tetra_dispatch_path_name(k_configs[c].path), k_configs[c].ck ? "_ck" : "",
+             k_configs[c].tile_m, k_configs[c].splits);
     return buf;
 }
 

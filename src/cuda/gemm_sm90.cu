@@ -3080,7 +3080,7 @@ static const double T_SPLIT_GAIN = 0.12;
  * splits 0.88-0.93x (64x4096x14336, 128x4096x7168); at 16 (256x768x6144) it ran at 0.20x
  * cuBLAS, not timed against the reduce kernel. */
 enum { T_FUSED_MAX_SPLITS = 2 };
-struct wgmma_t_config { int bt, splits; };
+struct wgmma_t_config { int bt, splits; bool ck; /* ck: chosen as cluster-K (choose_config_t) */ };
 
 static int64_t ctas_t(const tetra_gemm_problem *p, int bt) {
     const int64_t pairs = (p->n + 2 * 128 - 1) / (2 * 128);
@@ -3175,9 +3175,59 @@ static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
 #ifndef TETRA_GEMM_T_TILE_FIT
 #define TETRA_GEMM_T_TILE_FIT 0
 #endif
-#if TETRA_GEMM_T_TILE_FIT
 static const t_estimate k_fit_est = {{0.521, 0.665, 1.0}, {3.46, 4.66, 6.97}, 4.7, 1.83e6, 2.93e6};
+
+/* Cluster-K in the choice (session 26; switch TETRA_GEMM_T_CK_RULE, default 1). v7.7 reduces the
+ * splits in the cluster's shared memory: no partials' traffic, no reduce kernel, but only
+ * `resident(BT, s)` clusters of s CTAs run at once (66 / 39 / 30 / 22 / 17 / 15 / 15 / 9 / 7 for
+ * s = 2 .. 10 and 7 up to 16 on the H200). Run 127 timed every pinned split count at BT 64 and
+ * 128 as cluster-K on 45 training shapes (TETRA_GEMM_T_CK=2): 1350 timings fit
+ *   rounds x (ceil(K-tiles / s) x c(BT) + F(BT)),  rounds = ceil(clusters / resident(BT, s)),
+ *   clusters = ceil(N / 128) x ceil(M / BT) x L,
+ * to 6.5% rms with c = 0.487 / 0.597 and F = 6.69 / 8.54 BT-256 K-tiles (BT 64 / 128;
+ * docs/notes/dispatch-ck.py), and there the fastest configuration was cluster-K at 27 of 45
+ * shapes (up to 1.33x faster than the rules' choice). The rule: the rules' tile and split as
+ * before; then the cheapest cluster-K (BT, s) (BT 64 at M <= 64, 64 or 128 above; a pinned
+ * tile_m only that tile; s = 2 .. 16, s <= K-tiles / 4, resident) replaces it where its
+ * estimate is below 0.95 x the rules' choice's by k_fit_est (the least-squares estimate of a
+ * non-cluster split in the same units). Offline on run 126 / 127's shapes: 41 of 45 within 5% of
+ * the best timed configuration (the rules alone: 25), geomean x1.015 (x1.083). */
+#ifndef TETRA_GEMM_T_CK_RULE
+#define TETRA_GEMM_T_CK_RULE 1
 #endif
+static const double T_CK_C[2] = {0.487, 0.597}, T_CK_F[2] = {6.69, 8.54}, T_CK_MARGIN = 0.05;
+/* clusters of s cluster-K CTAs resident at once, [0] BT 64, [1] BT 128, index s = 2 .. 16 */
+struct t_ck_residency {
+    int r[2][SPLIT_MAX + 1];
+};
+
+/* the cluster-K estimate of tile bt (64 / 128) with s splits; < 0 where it cannot run */
+static double estimate_ck(const tetra_gemm_problem *p, int bt, int s, const t_ck_residency &res) {
+    const int i = bt == 128 ? 1 : 0, r = res.r[i][s];
+    if (r < 1) return -1.0;
+    const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
+    const int64_t clusters = (p->n + 127) / 128 * ((p->m + bt - 1) / bt) * p->batch;
+    return (double)((clusters + r - 1) / r) * ((double)((ktiles + s - 1) / s) * T_CK_C[i] + T_CK_F[i]);
+}
+
+/* c with the cheapest cluster-K alternative where it beats c's estimate by the margin */
+static wgmma_t_config with_ck_t(const tetra_gemm_problem *p, wgmma_t_config c, int sms, const t_ck_residency &res) {
+    const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
+    double best = (1.0 - T_CK_MARGIN) * estimate_t(k_fit_est, p, c.bt, c.splits, sms);
+    for (int bt = 64; bt <= 128; bt *= 2) {
+        if (p->tile_m ? bt != p->tile_m : bt == 128 && p->m <= 64) continue;
+        for (int s = 2; s <= SPLIT_MAX && s <= ktiles / 4; s++) {
+            const double e = estimate_ck(p, bt, s, res);
+            if (e >= 0.0 && e < best) {
+                best = e;
+                c.bt = bt;
+                c.splits = s;
+                c.ck = true;
+            }
+        }
+    }
+    return c;
+}
 
 /* a product's shape alone (standard-layout weights, nothing pinned): the host-only entry points below */
 static tetra_gemm_problem shape_problem(int64_t m, int64_t n, int64_t k, int64_t batch) {
@@ -3219,8 +3269,11 @@ extern "C" int tetra_gemm_frag_bt256_auto(void) {
     return on;
 }
 
-static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
+/* AUTO's (or a pin's) tile and split count; ck (NULL: none) the cluster-K residency, which lets
+ * the rule choose cluster-K (with_ck_t; under TETRA_GEMM_T_TILE_FIT it is not considered) */
+static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms, const t_ck_residency *ck) {
     wgmma_t_config c;
+    c.ck = false;
     c.bt = p->tile_m ? p->tile_m : p->batch_invariant ? 256 : p->m <= 64 ? 64 : p->m <= 128 ? 128 : 256;
     /* FRAGMENT weights with the switch off (tetra_gemm_frag_bt256_auto): AUTO keeps v7's 128-token
      * tiles at larger M (batch-invariant products keep BT 256) */
@@ -3257,7 +3310,7 @@ static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
             c.splits = s2;
         }
     }
-    return c;
+    return ck && TETRA_GEMM_T_CK_RULE ? with_ck_t(p, c, sms, *ck) : c;
 }
 
 /* AUTO's tile and split count for an M x N x K x L product of standard-layout weights (not
@@ -3265,8 +3318,24 @@ static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms) {
  * code: tests/test_gemm_rule.c checks it against docs/notes/dispatch-refit.py's mirror. */
 extern "C" int tetra_gemm_t_auto_config(int64_t m, int64_t n, int64_t k, int64_t batch, int sms, int *splits) {
     const tetra_gemm_problem p = shape_problem(m, n, k, batch);
-    const wgmma_t_config c = choose_config_t(&p, sms);
+    const wgmma_t_config c = choose_config_t(&p, sms, NULL);
     if (splits) *splits = c.splits;
+    return c.bt;
+}
+
+/* ... with cluster-K in the choice: resident64 / resident128[s - 2] (s = 2 .. 16) the clusters of s
+ * CTAs resident at once; *ck gets 1 where the choice is cluster-K. Host code (test_gemm_rule). */
+extern "C" int tetra_gemm_t_auto_config_ck(int64_t m, int64_t n, int64_t k, int64_t batch, int sms,
+                                           const int *resident64, const int *resident128, int *splits, int *ck) {
+    const tetra_gemm_problem p = shape_problem(m, n, k, batch);
+    t_ck_residency res = {};
+    for (int s = 2; s <= SPLIT_MAX; s++) {
+        res.r[0][s] = resident64[s - 2];
+        res.r[1][s] = resident128[s - 2];
+    }
+    const wgmma_t_config c = choose_config_t(&p, sms, &res);
+    if (splits) *splits = c.splits;
+    if (ck) *ck = c.ck;
     return c.bt;
 }
 
@@ -3699,7 +3768,26 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
     sm90_params prm;
     CUtensorMap tm_a, tm_b;
     tetra_status st;
-    const wgmma_t_config cf = choose_config_t(p, p->ctx->sms);
+    const bool bf16 = p->a.dtype == TETRA_DTYPE_BF16;
+    const bool frag_w = p->b.scale_layout == TETRA_SCALE_FRAGMENT_128X64;
+#if TETRA_GEMM_T_CK
+    t_ck_residency res = {};
+    const bool ck_rule = TETRA_GEMM_T_CK_RULE && !p->splits && !p->batch_invariant && tetra_gemm_t_ck_mode() >= 1
+#ifdef TETRA_GEMM_TRACE
+                         && !getenv("TETRA_GEMM_TRACE_OUT")
+#endif
+        ;
+    if (ck_rule)
+        for (int s = 2; s <= SPLIT_MAX; s++)
+            for (int i = 0; i < 2; i++)
+                res.r[i][s] = frag_w ? (bf16 ? t_ck_resident_bt<true, true>(64 << i, s, p->ctx->device)
+                                             : t_ck_resident_bt<false, true>(64 << i, s, p->ctx->device))
+                                     : (bf16 ? t_ck_resident_bt<true, false>(64 << i, s, p->ctx->device)
+                                             : t_ck_resident_bt<false, false>(64 << i, s, p->ctx->device));
+    const wgmma_t_config cf = choose_config_t(p, p->ctx->sms, ck_rule ? &res : NULL);
+#else
+    const wgmma_t_config cf = choose_config_t(p, p->ctx->sms, NULL);
+#endif
     if (cf.bt != 64 && cf.bt != 128 && cf.bt != 256)
         return tetra_fail(TETRA_ERR_UNSUPPORTED,
                           "wgmma-T GEMM: opts.tile_m = %d; this kernel has 64, 128 or 256 tokens per CTA", cf.bt);
@@ -3708,10 +3796,9 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
     st = prepare_sm90(p, "wgmma-T GEMM", cf.bt / T_CLUSTER, cfg_t<128>::BN, cf.splits, &tm_a, &tm_b, &prm,
                       cf.bt == 256 ? 1 : (int)cfg_t<128>::KT);
     if (st != TETRA_OK) return st;
-    const bool bf16 = p->a.dtype == TETRA_DTYPE_BF16;
     bool ck = false; /* v7.7: the splits reduced in the cluster (no workspace use, no counters) */
 #if TETRA_GEMM_T_CK
-    ck = t_ck_takes(p, cf, bf16, prm.frag != 0);
+    ck = cf.ck || t_ck_takes(p, cf, bf16, prm.frag != 0);
 #endif
     if (!ck && prm.splits > 1 && prm.splits <= T_FUSED_MAX_SPLITS) {
         /* Split-K reduces in the kernel when the workspace also holds one counter per output
