@@ -3195,7 +3195,7 @@ static const t_estimate k_fit_est = {{0.521, 0.665, 1.0}, {3.46, 4.66, 6.97}, 4.
 #ifndef TETRA_GEMM_T_CK_RULE
 #define TETRA_GEMM_T_CK_RULE 1
 #endif
-static const double T_CK_C[2] = {0.487, 0.597}, T_CK_F[2] = {6.69, 8.54}, T_CK_MARGIN = 0.05;
+static const double T_CK_C[2] = {0.487, 0.597}, T_CK_F[2] = {6.69, 8.54}, T_CK_MARGIN = 0.10;
 /* clusters of s cluster-K CTAs resident at once, [0] BT 64, [1] BT 128, index s = 2 .. 16 */
 struct t_ck_residency {
     int r[2][SPLIT_MAX + 1];
