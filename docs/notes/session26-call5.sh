@@ -17,7 +17,7 @@
 #     rounds to fit the budget. Prediction: >= 30 of 34 within 5% of the best configuration (run 124:
 #     30 against the 40-configuration sweep; the finer sweep makes the best faster, the rule gains
 #     cluster-K), >= 33 of 34 within 2% of the best fixed configuration.
-RUN=r129 BUDGET=510 . docs/notes/device-lib.sh
+RUN=r129 BUDGET=470 . docs/notes/device-lib.sh
 bld build-main 11 "tetra_cli tetra_shared"
 bld build-a 5 "tetra_shared" -DTETRA_GEMM_T_CK_RULE=0
 wait; echo "build: $(tail -qn1 $R/logs/build-*.log | tr '\n' ' ') at $(el) s"; snap
