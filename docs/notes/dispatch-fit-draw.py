@@ -3,7 +3,9 @@
 fit_split_t / choose_config_t; session 25) and the draw of A/B shapes for its first device run:
 grid shapes (none held out) where its choice differs from main's rules (dispatch-refit.py's choose
 with c(128) 0.66, T_BYTES 1.8e6 / 3.6e6, the below-one-wave count by cost_t), stratified by M,
-seed 26, each with the estimate's own B/A (a prediction, +-0.10).
+seed 26, each with the estimate's own B/A (a prediction, +-0.10). Run 125 refuted the rule (6 of
+20 rows above 1.02x); session 26 removed it from gemm_sm90.cu (docs/notes/patches/
+s26-tile-fit-removed.patch). Its estimate stays: with_ck_t prices the rules' choice with it.
 
   python3 docs/notes/dispatch-fit-draw.py [--all]"""
 import importlib.util, itertools, os, random, sys

@@ -65,7 +65,8 @@
 /* v7.7, cluster-K for v7's split-K (docs/notes/gemm-sm90.md, "v7.7"): 0 builds none of it
  * (the other kernels' SASS is the same either way); 1 (default since session 19, run 96): AUTO
  * runs v7's split-K products as clusters of their splits, reduced in the cluster's shared
- * memory, where the clusters fit in one wave; 2: also pinned splits (tests). With 1 or 2
+ * memory, where the clusters fit in one wave, and (session 26, TETRA_GEMM_T_CK_RULE) where the
+ * tile rule chooses a cluster-K split; 2: also pinned splits (tests, tune's wgmma_t_ck pins). With 1 or 2
  * the environment's TETRA_GEMM_T_CK=0 / 1 / 2 overrides it (read once). CMake sets it (cache
  * variable of the same name). */
 #ifndef TETRA_GEMM_T_CK
@@ -3162,19 +3163,13 @@ static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
 #endif
 }
 
-/* A/B switch (prepared at the end of session 25, NOT yet run on a GPU; default 0): 1 chooses the
- * tile and the split count together as the argmin of a per-tile estimate fitted by least squares
- * (docs/notes/dispatch-lsq.py) to the 667 timed configurations of runs 115, 116, 120 and 123's
- * training shapes, in BT-256 K-tile units:
+/* The least-squares per-tile estimate (docs/notes/dispatch-lsq.py, fitted to the 667 timed
+ * configurations of runs 115, 116, 120 and 123's training shapes), in BT-256 K-tile units:
  *   waves x (ceil(K-tiles / s) x c(BT) + F(BT)) + (s > 1 ? R + s x M x N x L x 8 / T_BYTES(s) : 0),
  *   c = 0.521 / 0.665 / 1 and F = 3.46 / 4.66 / 6.97 for BT 64 / 128 / 256, R = 4.7, T_BYTES(2) =
- *   1.83e6, T_BYTES(> 2) = 2.93e6; every s <= 16 with s <= K-tiles / 4 and CTAs x s <= 8 x SMs;
- *   BT over 64 at M <= 64, {128, 64} at M <= 128, {256, 128, 64} above (ties: the larger tile,
- *   the smaller s). Offline: 2 misses of 46 timed training shapes (the rules above: 3), 28 of 32
- *   held-out shapes within 5% by run 124's sweep (the rules: 27). CMake: TETRA_GEMM_T_TILE_FIT. */
-#ifndef TETRA_GEMM_T_TILE_FIT
-#define TETRA_GEMM_T_TILE_FIT 0
-#endif
+ *   1.83e6, T_BYTES(> 2) = 2.93e6. As the tile rule itself (TETRA_GEMM_T_TILE_FIT, session 25) it
+ *   was refuted by run 125 (6 of 20 A/B rows above 1.02x; removed in session 26, the patch
+ *   docs/notes/patches/s26-tile-fit-removed.patch); it prices the rules' choice against cluster-K. */
 static const t_estimate k_fit_est = {{0.521, 0.665, 1.0}, {3.46, 4.66, 6.97}, 4.7, 1.83e6, 2.93e6};
 
 /* Cluster-K in the choice (session 26; switch TETRA_GEMM_T_CK_RULE, default 1). v7.7 reduces the
@@ -3243,12 +3238,7 @@ static tetra_gemm_problem shape_problem(int64_t m, int64_t n, int64_t k, int64_t
  * switch's estimate of v7 (gemv.cu, tetra_gemv_frag_v7_wins) takes v7's split from here */
 extern "C" int tetra_gemm_t_auto_splits(int64_t m, int64_t n, int64_t k, int bt, int sms) {
     const tetra_gemm_problem p = shape_problem(m, n, k, 1);
-#if TETRA_GEMM_T_TILE_FIT
-    double cost;
-    return argmin_split_t(k_fit_est, &p, bt, sms, 8 * (int64_t)sms, &cost);
-#else
     return split_t(&p, bt, sms);
-#endif
 }
 
 /* Whether AUTO gives FRAGMENT weights the BT-256 tile as it gives standard weights (the FRAG
@@ -3270,7 +3260,7 @@ extern "C" int tetra_gemm_frag_bt256_auto(void) {
 }
 
 /* AUTO's (or a pin's) tile and split count; ck (NULL: none) the cluster-K residency, which lets
- * the rule choose cluster-K (with_ck_t; under TETRA_GEMM_T_TILE_FIT it is not considered) */
+ * the rule choose cluster-K (with_ck_t) */
 static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms, const t_ck_residency *ck) {
     wgmma_t_config c;
     c.ck = false;
@@ -3286,22 +3276,6 @@ static wgmma_t_config choose_config_t(const tetra_gemm_problem *p, int sms, cons
         return c;
     }
     if (p->batch_invariant || c.bt <= 0 || sms <= 0) return c;
-#if TETRA_GEMM_T_TILE_FIT
-    { /* the tile and split by the fitted estimate, from the largest candidate down */
-        const int bt0 = c.bt, bt_min = p->tile_m ? bt0 : p->m > 64 ? 64 : bt0;
-        double best = 0.0;
-        for (int bt = bt0; bt >= bt_min; bt /= 2) {
-            double cost;
-            const int s = argmin_split_t(k_fit_est, p, bt, sms, 8 * (int64_t)sms, &cost);
-            if (bt == bt0 || cost < best) {
-                best = cost;
-                c.bt = bt;
-                c.splits = s;
-            }
-        }
-        return c;
-    }
-#endif
     c.splits = split_t(p, c.bt, sms);
     if (!p->tile_m && p->m > 64) { /* the smaller tile, if the estimate prefers it (ties: the larger) */
         const int bt2 = c.bt / 2, s2 = split_t(p, bt2, sms);
@@ -3629,7 +3603,8 @@ extern "C" int tetra_gemm_t_ck_resident_clusters(int bt, int S) {
  * rule, not pinned), BT 64 or 128, splits > 1, not a traced call, and a cluster of `splits`
  * CTAs can be resident; AUTO also wants no more waves than the ordinary grid (clusters over the
  * resident count against 2-CTA pairs over the SMs: a GPC without room for 16 CTAs must not
- * turn one wave into two). The split rule itself is unchanged. */
+ * turn one wave into two). This upgrades a split the rules chose for the ordinary path; since
+ * session 26 the rule may also choose cluster-K itself (wgmma_t_config::ck, with_ck_t). */
 static bool t_ck_takes(const tetra_gemm_problem *p, const wgmma_t_config &cf, bool bf16, bool frag) {
     const int mode = tetra_gemm_t_ck_mode();
     if (!mode || (cf.bt != 64 && cf.bt != 128) || cf.splits < 2) return false;

@@ -64,7 +64,7 @@ tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p);
  * where it gives it to standard weights (build switch TETRA_GEMM_FRAG_BT256, default 1,
  * environment TETRA_GEMM_FRAG_BT256=0 / 1; 0: 64 / 128 tokens per CTA, as in session 17) */
 int tetra_gemm_frag_bt256_auto(void);
-/* src/cuda/gemm_sm90.cu: v7.7 cluster-K (build switch TETRA_GEMM_T_CK, default 0: not built):
+/* src/cuda/gemm_sm90.cu: v7.7 cluster-K (build switch TETRA_GEMM_T_CK, default 1; 0: not built):
  * the mode now (0 off, 1 AUTO, 2 everywhere; a test's pin, else the environment's
  * TETRA_GEMM_T_CK=0 / 1 / 2, else the build's), the tests' pin (mode < 0: unpinned; returns 0
  * where not built) and the cluster-K launches so far */
