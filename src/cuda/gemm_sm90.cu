@@ -3180,13 +3180,15 @@ static const t_estimate k_fit_est = {{0.521, 0.665, 1.0}, {3.46, 4.66, 6.97}, 4.
  *   rounds x (ceil(K-tiles / s) x c(BT) + F(BT)),  rounds = ceil(clusters / resident(BT, s)),
  *   clusters = ceil(N / 128) x ceil(M / BT) x L,
  * to 6.5% rms with c = 0.487 / 0.597 and F = 6.69 / 8.54 BT-256 K-tiles (BT 64 / 128;
- * docs/notes/dispatch-ck.py), and there the fastest configuration was cluster-K at 27 of 45
+ * docs/notes/dispatch-ck.py), and there the fastest configuration was cluster-K at 28 of 45
  * shapes (up to 1.33x faster than the rules' choice). The rule: the rules' tile and split as
  * before; then the cheapest cluster-K (BT, s) (BT 64 at M <= 64, 64 or 128 above; a pinned
  * tile_m only that tile; s = 2 .. 16, s <= K-tiles / 4, resident) replaces it where its
- * estimate is below 0.95 x the rules' choice's by k_fit_est (the least-squares estimate of a
- * non-cluster split in the same units). Offline on run 126 / 127's shapes: 41 of 45 within 5% of
- * the best timed configuration (the rules alone: 25), geomean x1.015 (x1.083). */
+ * estimate is below (1 - T_CK_MARGIN) x the rules' choice's by k_fit_est (the least-squares
+ * estimate of a non-cluster split in the same units). Offline on run 126 / 127's shapes: 40 of 45
+ * within 5% of the best timed configuration (the rules alone: 25), geomean x1.018 (x1.083).
+ * Paired A/B against the switch at 0: margin 0.05 lost 1.07x at two BT-256 rows (run 128, inside
+ * the fit's error); 0.10 ran 0.78-0.97x the time on 14 fresh shapes, none slower (run 129). */
 #ifndef TETRA_GEMM_T_CK_RULE
 #define TETRA_GEMM_T_CK_RULE 1
 #endif
