@@ -8,8 +8,10 @@
 #    unchanged); 64x768x6144 1.00-1.05 (unchanged, 0.998); 64x2048x6144 1.20-1.28 (1.127-1.148 /
 #    0.919); 256x768x6144 up ~1.2x from its last figure (0.839 B/A); 256 / 512 / 1024 x 2048x6144
 #    as before unless the rule changed them.
-#  gpumode: 128x4096x7168, 128x7168x2048, 128x7168x16384 - predict from the rule's choice first
-#    (dispatch-ck.py choose_ck) before running; M = 64 issue shapes unchanged (1.48-1.54).
+#  gpumode (choose_ck): 128x7168x16384 unchanged (128/2, already cluster-K by v7.7's upgrade;
+#    ~1.03 BF16), 128x4096x7168 unchanged (128/4, not cluster-K; ~0.96), 128x7168x2048 CHANGED
+#    (BT 64 unsplit -> cluster-K 128/2, the estimates' B/A 0.90: from 0.90 to ~1.0 BF16 if it
+#    holds); M = 64 issue shapes unchanged (1.48-1.54).
 RUN=r131 BUDGET=330 . docs/notes/device-lib.sh
 bld build-main 16 "tetra_cli tetra_shared"
 wait; echo "build: $(tail -qn1 $R/logs/build-*.log | tr '\n' ' ') at $(el) s"; snap
