@@ -3592,6 +3592,11 @@ template <bool IS_BF16, int BT, bool FRAG> static int t_ck_resident(int S, int d
 template <bool IS_BF16, bool FRAG> static int t_ck_resident_bt(int bt, int S, int dev) {
     return bt == 64 ? t_ck_resident<IS_BF16, 64, FRAG>(S, dev) : t_ck_resident<IS_BF16, 128, FRAG>(S, dev);
 }
+/* ... of the instance an activation type and weight layout run */
+static int t_ck_resident_of(bool bf16, bool frag, int bt, int S, int dev) {
+    return frag ? (bf16 ? t_ck_resident_bt<true, true>(bt, S, dev) : t_ck_resident_bt<false, true>(bt, S, dev))
+                : (bf16 ? t_ck_resident_bt<true, false>(bt, S, dev) : t_ck_resident_bt<false, false>(bt, S, dev));
+}
 
 /* Tests: clusters of S cluster-K CTAs (BF16 standard-weight instance, tile bt 64 / 128; the
  * others have the same shared memory and registers) resident at once on the current device */
@@ -3615,10 +3620,7 @@ static bool t_ck_takes(const tetra_gemm_problem *p, const wgmma_t_config &cf, bo
     if (getenv("TETRA_GEMM_TRACE_OUT")) return false; /* the trace is the ordinary kernel's */
 #endif
     const int dev = p->ctx->device;
-    const int res = frag ? (bf16 ? t_ck_resident_bt<true, true>(cf.bt, cf.splits, dev)
-                                 : t_ck_resident_bt<false, true>(cf.bt, cf.splits, dev))
-                         : (bf16 ? t_ck_resident_bt<true, false>(cf.bt, cf.splits, dev)
-                                 : t_ck_resident_bt<false, false>(cf.bt, cf.splits, dev));
+    const int res = t_ck_resident_of(bf16, frag, cf.bt, cf.splits, dev);
     if (res < 1) return false;
     if (mode == 2) return true;
     const int64_t clusters = ((p->n + 127) / 128) * ((p->m + cf.bt - 1) / cf.bt) * p->batch;
@@ -3746,8 +3748,8 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
     CUtensorMap tm_a, tm_b;
     tetra_status st;
     const bool bf16 = p->a.dtype == TETRA_DTYPE_BF16;
-    const bool frag_w = p->b.scale_layout == TETRA_SCALE_FRAGMENT_128X64;
 #if TETRA_GEMM_T_CK
+    const bool frag_w = p->b.scale_layout == TETRA_SCALE_FRAGMENT_128X64;
     t_ck_residency res = {};
     const bool ck_rule = TETRA_GEMM_T_CK_RULE && !p->splits && !p->batch_invariant && tetra_gemm_t_ck_mode() >= 1
 #ifdef TETRA_GEMM_TRACE
@@ -3757,10 +3759,7 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
     if (ck_rule)
         for (int s = 2; s <= SPLIT_MAX; s++)
             for (int i = 0; i < 2; i++)
-                res.r[i][s] = frag_w ? (bf16 ? t_ck_resident_bt<true, true>(64 << i, s, p->ctx->device)
-                                             : t_ck_resident_bt<false, true>(64 << i, s, p->ctx->device))
-                                     : (bf16 ? t_ck_resident_bt<true, false>(64 << i, s, p->ctx->device)
-                                             : t_ck_resident_bt<false, false>(64 << i, s, p->ctx->device));
+                res.r[i][s] = t_ck_resident_of(bf16, frag_w, 64 << i, s, p->ctx->device);
     const wgmma_t_config cf = choose_config_t(p, p->ctx->sms, ck_rule ? &res : NULL);
 #else
     const wgmma_t_config cf = choose_config_t(p, p->ctx->sms, NULL);
