@@ -21,22 +21,19 @@ typedef struct {
     int tile_m, splits;
     int ck; /* v7.7 cluster-K forced (TETRA_GEMM_T_CK mode 2 while pinned), where resident */
 } tune_config;
+/* one wgmma_t configuration: tile bt, s splits (0: its rule), ck 1 for cluster-K */
+#define WT(bt, s, ck) {TETRA_PATH_WGMMA_T, bt, s, ck}
 /* one wgmma_t tile: its own split rule (0), then every pinned count 1 .. 16 (SPLIT_MAX) */
-#define WGMMA_T_ALL(bt)                                                                               \
-    {TETRA_PATH_WGMMA_T, bt, 0, 0}, {TETRA_PATH_WGMMA_T, bt, 1, 0}, {TETRA_PATH_WGMMA_T, bt, 2, 0},           \
-        {TETRA_PATH_WGMMA_T, bt, 3, 0}, {TETRA_PATH_WGMMA_T, bt, 4, 0}, {TETRA_PATH_WGMMA_T, bt, 5, 0},      \
-        {TETRA_PATH_WGMMA_T, bt, 6, 0}, {TETRA_PATH_WGMMA_T, bt, 7, 0}, {TETRA_PATH_WGMMA_T, bt, 8, 0},      \
-        {TETRA_PATH_WGMMA_T, bt, 9, 0}, {TETRA_PATH_WGMMA_T, bt, 10, 0}, {TETRA_PATH_WGMMA_T, bt, 11, 0},    \
-        {TETRA_PATH_WGMMA_T, bt, 12, 0}, {TETRA_PATH_WGMMA_T, bt, 13, 0}, {TETRA_PATH_WGMMA_T, bt, 14, 0},   \
-        {TETRA_PATH_WGMMA_T, bt, 15, 0}, {TETRA_PATH_WGMMA_T, bt, 16, 0}
+#define WGMMA_T_ALL(bt)                                                                              \
+    WT(bt, 0, 0), WT(bt, 1, 0), WT(bt, 2, 0), WT(bt, 3, 0), WT(bt, 4, 0), WT(bt, 5, 0), WT(bt, 6, 0), \
+        WT(bt, 7, 0), WT(bt, 8, 0), WT(bt, 9, 0), WT(bt, 10, 0), WT(bt, 11, 0), WT(bt, 12, 0),        \
+        WT(bt, 13, 0), WT(bt, 14, 0), WT(bt, 15, 0), WT(bt, 16, 0)
 /* ... and its split counts 2 .. 16 reduced in the cluster (v7.7, BT 64 / 128): AUTO chooses these
  * too (TETRA_GEMM_T_CK_RULE), a pinned split count runs them only under TETRA_GEMM_T_CK=2 */
-#define WGMMA_T_CK(bt)                                                                                \
-    {TETRA_PATH_WGMMA_T, bt, 2, 1}, {TETRA_PATH_WGMMA_T, bt, 3, 1}, {TETRA_PATH_WGMMA_T, bt, 4, 1},  \
-        {TETRA_PATH_WGMMA_T, bt, 5, 1}, {TETRA_PATH_WGMMA_T, bt, 6, 1}, {TETRA_PATH_WGMMA_T, bt, 7, 1}, \
-        {TETRA_PATH_WGMMA_T, bt, 8, 1}, {TETRA_PATH_WGMMA_T, bt, 9, 1}, {TETRA_PATH_WGMMA_T, bt, 10, 1}, \
-        {TETRA_PATH_WGMMA_T, bt, 11, 1}, {TETRA_PATH_WGMMA_T, bt, 12, 1}, {TETRA_PATH_WGMMA_T, bt, 13, 1}, \
-        {TETRA_PATH_WGMMA_T, bt, 14, 1}, {TETRA_PATH_WGMMA_T, bt, 15, 1}, {TETRA_PATH_WGMMA_T, bt, 16, 1}
+#define WGMMA_T_CK(bt)                                                                               \
+    WT(bt, 2, 1), WT(bt, 3, 1), WT(bt, 4, 1), WT(bt, 5, 1), WT(bt, 6, 1), WT(bt, 7, 1), WT(bt, 8, 1), \
+        WT(bt, 9, 1), WT(bt, 10, 1), WT(bt, 11, 1), WT(bt, 12, 1), WT(bt, 13, 1), WT(bt, 14, 1),      \
+        WT(bt, 15, 1), WT(bt, 16, 1)
 static const tune_config k_configs[] = {
     {TETRA_PATH_GEMV, 0, 0, 0},    {TETRA_PATH_GEMV, 0, 1, 0},    {TETRA_PATH_GEMV, 0, 2, 0},
     {TETRA_PATH_GEMV, 0, 4, 0},    {TETRA_PATH_GEMV, 0, 8, 0},    {TETRA_PATH_GEMV, 0, 16, 0},
