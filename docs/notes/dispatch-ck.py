@@ -11,6 +11,9 @@ by least squares, then scores rules on the same training shapes against the best
 configuration (cluster-K or not): main (AUTO's timings) and main + the cluster-K alternative
 (taken where its estimate is below (1 - margin) x the non-cluster estimate of main's choice).
 
+Also "below": the rules with TETRA_GEMM_T_SPLIT_FIT_BELOW=1 (split counts below one wave by the
+least-squares estimate; split_below_fit / rules_choice(below_fit=True)), with the cluster-K choice.
+
   python3 docs/notes/dispatch-ck.py CK.json NONCK.json [NONCK2.json ...]"""
 import importlib.util, json, math, os, sys
 import numpy as np
@@ -42,9 +45,38 @@ CK_C, CK_F, CK_MARGIN = {64: 0.487, 128: 0.597}, {64: 6.69, 128: 8.54}, 0.10
 H200_RESIDENT = {64: [66, 39, 30, 22, 17, 15, 15, 9, 7, 7, 7, 7, 7, 7, 7],
                  128: [66, 39, 30, 22, 17, 15, 15, 9, 7, 7, 7, 7, 7, 7, 7]}  # run 127, s = 2 .. 16
 
-def choose_ck(m, n, k, res=H200_RESIDENT, l=1):
+RULES_C, RULES_TB = {64: 0.62, 128: 0.66, 256: 1.0}, (1.8e6, 3.6e6)
+
+def split_below_fit(m, n, k, bt, l=1):
+    """split_t under TETRA_GEMM_T_SPLIT_FIT_BELOW=1: below one wave by the least-squares estimate"""
+    ctas, kt = refit.ctas_t(m, n, l, bt), (k + 63) // 64
+    if ctas >= SMS:
+        return refit.split_t(m, n, k, l, bt, SMS, RULES_C, RULES_TB, True)
+    best, s = refit.cost_t(m, n, k, l, bt, 1, SMS, FIT["c"], FIT["tb"], fixed=FIT["F"], reduce=FIT["R"]), 1
+    for sp in range(2, 17):
+        if sp > kt // 4 or ctas * sp > 2 * SMS:
+            break
+        e = refit.cost_t(m, n, k, l, bt, sp, SMS, FIT["c"], FIT["tb"], fixed=FIT["F"], reduce=FIT["R"])
+        if e < best:
+            best, s = e, sp
+    return s
+
+def rules_choice(m, n, k, l=1, below_fit=False):
+    """choose_config_t's rules (dispatch-refit.py's choose), optionally with split_below_fit"""
+    if not below_fit:
+        return refit.choose(m, n, k, l, SMS, RULES_C, RULES_TB, True)
+    bt = 64 if m <= 64 else 128 if m <= 128 else 256
+    s = split_below_fit(m, n, k, bt, l)
+    if m > 64:
+        bt2 = bt // 2
+        s2 = split_below_fit(m, n, k, bt2, l)
+        if refit.cost_t(m, n, k, l, bt2, s2, SMS, RULES_C, RULES_TB) < refit.cost_t(m, n, k, l, bt, s, SMS, RULES_C, RULES_TB):
+            return bt2, s2
+    return bt, s
+
+def choose_ck(m, n, k, res=H200_RESIDENT, l=1, below_fit=False):
     """choose_config_t with the cluster-K alternative (with_ck_t): (BT, splits, ck)"""
-    bt0, s0 = refit.choose(m, n, k, l, SMS, {64: 0.62, 128: 0.66, 256: 1.0}, (1.8e6, 3.6e6), True)
+    bt0, s0 = rules_choice(m, n, k, l, below_fit)
     best, out = (1 - CK_MARGIN) * refit.cost_t(m, n, k, l, bt0, s0, SMS, FIT["c"], FIT["tb"], fixed=FIT["F"],
                                               reduce=FIT["R"]), (bt0, s0, 0)
     kt = (k + 63) // 64
@@ -62,6 +94,13 @@ def choose_ck(m, n, k, res=H200_RESIDENT, l=1):
             if e < best:
                 best, out = e, (bt, s, 1)
     return out
+
+def ck_upgrade(m, n, k, bt, s, res=H200_RESIDENT):
+    """v7.7's upgrade of a non-cluster split (t_ck_takes, mode 1): 1 where it runs cluster-K"""
+    if bt not in (64, 128) or s < 2 or res[bt][s - 2] < 1:
+        return 0
+    clusters, ctas = (n + 127) // 128 * ((m + bt - 1) // bt), refit.ctas_t(m, n, 1, bt) * s
+    return int((clusters + res[bt][s - 2] - 1) // res[bt][s - 2] <= (ctas + SMS - 1) // SMS)
 
 def choose_fit(m, n, k):  # TETRA_GEMM_T_TILE_FIT's choice (dispatch-fit-draw.py's choose_fit)
     bt0 = 64 if m <= 64 else 128 if m <= 128 else 256
@@ -112,7 +151,8 @@ def main():
     print("cluster-K fit: %d timings, c64 %.3f c128 %.3f F64 %.2f F128 %.2f us; rms %.3f" % (len(Y), *sol, np.sqrt(np.mean((err - 1) ** 2))))
     cc = dict(c={64: sol[0] / US, 128: sol[1] / US}, F={64: sol[2] / US, 128: sol[3] / US})
     print("  in BT-256 K-tiles: c %.3f / %.3f, F %.2f / %.2f" % (cc["c"][64], cc["c"][128], cc["F"][64], cc["F"][128]))
-    for base, margin in [("main", None)] + [(b, x) for b in ("main", "fit") for x in (0.0, 0.05, 0.10)]:
+    for base, margin in [("main", None)] + [(b, x) for b in ("main", "fit") for x in (0.0, 0.05, 0.10)] + \
+            [("below", CK_MARGIN)]:
         within, logs, rows = 0, [], []
         for sh, t in sorted(T.items()):
             m, n, k = sh
@@ -121,8 +161,11 @@ def main():
             au = sum(AUTO[sh]) / len(AUTO[sh])
             pick, us = "AUTO", au
             if margin is not None:
-                if base == "main":
-                    bt0, s0 = refit.choose(m, n, k, 1, SMS, {64: 0.62, 128: 0.66, 256: 1.0}, (1.8e6, 3.6e6), True)
+                if base in ("main", "below"):
+                    bt0, s0 = rules_choice(m, n, k, 1, base == "below")
+                    if base == "below":  # v7.7's upgrade of a non-cluster choice, as the launcher does
+                        pick, us = "below %d/%d" % (bt0, s0), tt.get((bt0, s0, ck_upgrade(m, n, k, bt0, s0, res)),
+                                                                    tt.get((bt0, s0, 0), math.nan))
                 else:
                     bt0, s0 = choose_fit(m, n, k)
                     pick, us = "fit %d/%d" % (bt0, s0), tt.get((bt0, s0, 0), math.nan)
@@ -130,8 +173,8 @@ def main():
                 cands = [(ck_est(m, n, k, bt, s, res, cc), bt, s) for bt in ((64,) if m <= 64 else (64, 128))
                          for s in range(2, 17) if s <= (k + 63) // 64 // 4]
                 e1, bt1, s1 = min(cands)
-                if base == "main" and margin == CK_MARGIN:  # the C rule's own choice
-                    bt1, s1, ck = choose_ck(m, n, k, res)
+                if base in ("main", "below") and margin == CK_MARGIN:  # the C rule's own choice
+                    bt1, s1, ck = choose_ck(m, n, k, res, below_fit=base == "below")
                     e1 = -1 if ck else math.inf
                 if e1 < (1 - margin) * e0 and (bt1, s1, 1) in tt:
                     pick, us = "ck %d/%d" % (bt1, s1), tt[(bt1, s1, 1)]

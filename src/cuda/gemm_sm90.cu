@@ -3096,6 +3096,24 @@ struct t_estimate {
 /* the rules' (the comment above) */
 static const t_estimate k_rules_est = {{0.62, 0.66, 1.0}, {T_FIXED, T_FIXED, T_FIXED}, T_REDUCE, 1.8e6, 3.6e6};
 
+/* The least-squares per-tile estimate (docs/notes/dispatch-lsq.py, fitted to the 667 timed
+ * configurations of runs 115, 116, 120 and 123's training shapes), in BT-256 K-tile units:
+ *   waves x (ceil(K-tiles / s) x c(BT) + F(BT)) + (s > 1 ? R + s x M x N x L x 8 / T_BYTES(s) : 0),
+ *   c = 0.521 / 0.665 / 1 and F = 3.46 / 4.66 / 6.97 for BT 64 / 128 / 256, R = 4.7, T_BYTES(2) =
+ *   1.83e6, T_BYTES(> 2) = 2.93e6. As the tile rule itself (TETRA_GEMM_T_TILE_FIT, session 25) it
+ *   was refuted by run 125 (6 of 20 A/B rows above 1.02x; removed in session 26, the patch
+ *   docs/notes/patches/s26-tile-fit-removed.patch); it prices the rules' choice against
+ *   cluster-K, and (TETRA_GEMM_T_SPLIT_FIT_BELOW) split counts below one wave. */
+static const t_estimate k_fit_est = {{0.521, 0.665, 1.0}, {3.46, 4.66, 6.97}, 4.7, 1.83e6, 2.93e6};
+/* Switch (session 26, NOT yet run on a GPU; default 0): 1 prices split counts below one wave
+ * with k_fit_est instead of the rules' estimate. Offline on runs 126-127's 45 training shapes
+ * (every split count timed, cluster-K pins included): 42 of 45 within 5% of the best (the rules:
+ * 40; it fixes 64x11008x4096 and 128x11008x5120, where 3 splits at 86 CTAs ran 1.17-1.20x the
+ * unsplit time), none worse. A/B draft: docs/notes/session27-call3-draft.sh. */
+#ifndef TETRA_GEMM_T_SPLIT_FIT_BELOW
+#define TETRA_GEMM_T_SPLIT_FIT_BELOW 0
+#endif
+
 /* the estimate of tile bt with `splits` splits, in BT-256 K-tile units */
 static double estimate_t(const t_estimate &e, const tetra_gemm_problem *p, int bt, int splits, int sms) {
     const int i = bt == 256 ? 2 : bt == 128 ? 1 : 0;
@@ -3145,7 +3163,7 @@ static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
 #if TETRA_GEMM_T_SPLIT_TRAFFIC
     /* below one wave too by cost_t (the tile's c(BT) and the partials' traffic), no 12% margin */
     double best;
-    return argmin_split_t(k_rules_est, p, bt, sms, 2 * (int64_t)sms, &best);
+    return argmin_split_t(TETRA_GEMM_T_SPLIT_FIT_BELOW ? k_fit_est : k_rules_est, p, bt, sms, 2 * (int64_t)sms, &best);
 #else
     const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
     int64_t best_cost = ktiles + T_FIXED, smax = SPLIT_MAX;
@@ -3163,14 +3181,6 @@ static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
 #endif
 }
 
-/* The least-squares per-tile estimate (docs/notes/dispatch-lsq.py, fitted to the 667 timed
- * configurations of runs 115, 116, 120 and 123's training shapes), in BT-256 K-tile units:
- *   waves x (ceil(K-tiles / s) x c(BT) + F(BT)) + (s > 1 ? R + s x M x N x L x 8 / T_BYTES(s) : 0),
- *   c = 0.521 / 0.665 / 1 and F = 3.46 / 4.66 / 6.97 for BT 64 / 128 / 256, R = 4.7, T_BYTES(2) =
- *   1.83e6, T_BYTES(> 2) = 2.93e6. As the tile rule itself (TETRA_GEMM_T_TILE_FIT, session 25) it
- *   was refuted by run 125 (6 of 20 A/B rows above 1.02x; removed in session 26, the patch
- *   docs/notes/patches/s26-tile-fit-removed.patch); it prices the rules' choice against cluster-K. */
-static const t_estimate k_fit_est = {{0.521, 0.665, 1.0}, {3.46, 4.66, 6.97}, 4.7, 1.83e6, 2.93e6};
 
 /* Cluster-K in the choice (session 26; switch TETRA_GEMM_T_CK_RULE, default 1). v7.7 reduces the
  * splits in the cluster's shared memory: no partials' traffic, no reduce kernel, but only
