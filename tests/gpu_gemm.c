@@ -941,11 +941,12 @@ int main(void) {
         pinned_case(ctx, TETRA_PATH_WGMMA_T, 1000, 3000, 1088, TETRA_DTYPE_BF16, 256, 1);
         pinned_case(ctx, TETRA_PATH_WGMMA_T, 1000, 3000, 1088, TETRA_DTYPE_BF16, 256, 2);
         if (!tu_quick()) pinned_case(ctx, TETRA_PATH_WGMMA_T, 2000, 3000, 1088, TETRA_DTYPE_FP16, 256, 1);
-        /* the transposed kernel's own choice (BT by M, split-K by the cost rule), at the
-         * bench shapes of issue 5 scaled down in N (64 x 4096 x 4096: BT 64, 32 CTAs ->
-         * 4 splits; 128 x 7168 x 2048: BT 64, 112 CTAs, no split, the estimate's pick over
-         * BT 128 with 2 splits), and AUTO itself
-         * there (M >= 17 routes to this kernel on sm_90) */
+        /* the transposed kernel's own choice (BT by M, split-K by the cost rule and, since
+         * session 26, cluster-K where its estimate is cheaper), at the bench shapes of issue 5
+         * scaled down in N (64 x 4096 x 4096: BT 64, 32 CTAs, 3 splits as cluster-K;
+         * 128 x 7168 x 2048: cluster-K BT 128 with 2 splits, over the rules' unsplit BT 64; on
+         * the H200's resident clusters, docs/notes/dispatch-ck.py), and AUTO itself there
+         * (M >= 17 routes to this kernel on sm_90) */
         large_case(ctx, TETRA_PATH_WGMMA_T, 64, 4096, 4096, TETRA_DTYPE_BF16);
         large_case(ctx, TETRA_PATH_WGMMA_T, 128, 7168, 2048, TETRA_DTYPE_BF16);
         if (!tu_quick()) {

@@ -3607,6 +3607,20 @@ static int t_ck_resident_of(bool bf16, bool frag, int bt, int S, int dev) {
     return frag ? (bf16 ? t_ck_resident_bt<true, true>(bt, S, dev) : t_ck_resident_bt<false, true>(bt, S, dev))
                 : (bf16 ? t_ck_resident_bt<true, false>(bt, S, dev) : t_ck_resident_bt<false, false>(bt, S, dev));
 }
+/* ... as the tile rule's table (with_ck_t) for both tiles and every S, built once per device and
+ * instance: AUTO consults it on every call */
+static const t_ck_residency *t_ck_residency_of(bool bf16, bool frag, int dev) {
+    static std::atomic<unsigned long long> built[2][2] = {};
+    static t_ck_residency table[2][2][64];
+    if (dev < 0 || dev >= 64) return NULL;
+    t_ck_residency &t = table[bf16][frag][dev];
+    if (!tetra_done_on(built[bf16][frag], dev)) {
+        for (int s = 2; s <= SPLIT_MAX; s++)
+            for (int i = 0; i < 2; i++) t.r[i][s] = t_ck_resident_of(bf16, frag, 64 << i, s, dev);
+        tetra_mark_done(built[bf16][frag], dev);
+    }
+    return &t;
+}
 
 /* Tests: clusters of S cluster-K CTAs (BF16 standard-weight instance, tile bt 64 / 128; the
  * others have the same shared memory and registers) resident at once on the current device */
@@ -3759,18 +3773,14 @@ extern "C" tetra_status tetra_launch_gemm_wgmma_t(const tetra_gemm_problem *p) {
     tetra_status st;
     const bool bf16 = p->a.dtype == TETRA_DTYPE_BF16;
 #if TETRA_GEMM_T_CK
-    const bool frag_w = p->b.scale_layout == TETRA_SCALE_FRAGMENT_128X64;
-    t_ck_residency res = {};
     const bool ck_rule = TETRA_GEMM_T_CK_RULE && !p->splits && !p->batch_invariant && tetra_gemm_t_ck_mode() >= 1
 #ifdef TETRA_GEMM_TRACE
                          && !getenv("TETRA_GEMM_TRACE_OUT")
 #endif
         ;
-    if (ck_rule)
-        for (int s = 2; s <= SPLIT_MAX; s++)
-            for (int i = 0; i < 2; i++)
-                res.r[i][s] = t_ck_resident_of(bf16, frag_w, 64 << i, s, p->ctx->device);
-    const wgmma_t_config cf = choose_config_t(p, p->ctx->sms, ck_rule ? &res : NULL);
+    const wgmma_t_config cf = choose_config_t(
+        p, p->ctx->sms,
+        ck_rule ? t_ck_residency_of(bf16, p->b.scale_layout == TETRA_SCALE_FRAGMENT_128X64, p->ctx->device) : NULL);
 #else
     const wgmma_t_config cf = choose_config_t(p, p->ctx->sms, NULL);
 #endif
