@@ -32,6 +32,7 @@
 # GEMV / v7 switch's test skips in a switch build: its v7 split below one wave changes too, so
 # adopting it also needs test_gemv_switch's table regenerated from gemv-switch-s25.py with the
 # new split).
+# Session 27 call 1 (run 131): both drafts in one call (one machine start).
 RUN=r131 BUDGET=520 . docs/notes/device-lib.sh
 bld build-main 11 "tetra_cli tetra_shared"
 bld build-b 5 "tetra_shared" -DTETRA_GEMM_T_SPLIT_FIT_BELOW=1
