@@ -33,7 +33,8 @@ static const int k_cases[][4] = {
 int main(void) {
     const int n = (int)(sizeof k_cases / sizeof k_cases[0]);
     if (TETRA_GEMM_T_SPLIT_FIT_BELOW) { /* v7's split below one wave is that switch's: another estimate */
-        printf("test_gemv_switch: built with TETRA_GEMM_T_SPLIT_FIT_BELOW=1, a v7 split the table does not describe: skipped\n");
+        printf("test_gemv_switch: built with TETRA_GEMM_T_SPLIT_FIT_BELOW=%d, a v7 split the table does not describe: skipped\n",
+               TETRA_GEMM_T_SPLIT_FIT_BELOW);
         return 77;
     }
     int v7 = 0;

@@ -47,8 +47,9 @@ H200_RESIDENT = {64: [66, 39, 30, 22, 17, 15, 15, 9, 7, 7, 7, 7, 7, 7, 7],
 
 RULES_C, RULES_TB = {64: 0.62, 128: 0.66, 256: 1.0}, (1.8e6, 3.6e6)
 
-def split_below_fit(m, n, k, bt, l=1):
-    """split_t under TETRA_GEMM_T_SPLIT_FIT_BELOW=1: below one wave by the least-squares estimate"""
+def split_below_fit(m, n, k, bt, l=1, mode=1):
+    """split_t under TETRA_GEMM_T_SPLIT_FIT_BELOW=mode: below one wave by the least-squares estimate
+    (mode 1), or (mode 2, session 27) unsplit where that estimate prefers no split, else the rules' count"""
     ctas, kt = refit.ctas_t(m, n, l, bt), (k + 63) // 64
     if ctas >= SMS:
         return refit.split_t(m, n, k, l, bt, SMS, RULES_C, RULES_TB, True)
@@ -59,17 +60,21 @@ def split_below_fit(m, n, k, bt, l=1):
         e = refit.cost_t(m, n, k, l, bt, sp, SMS, FIT["c"], FIT["tb"], fixed=FIT["F"], reduce=FIT["R"])
         if e < best:
             best, s = e, sp
+    if mode == 2 and s > 1:
+        return refit.split_t(m, n, k, l, bt, SMS, RULES_C, RULES_TB, True)
     return s
 
 def rules_choice(m, n, k, l=1, below_fit=False):
-    """choose_config_t's rules (dispatch-refit.py's choose), optionally with split_below_fit"""
+    """choose_config_t's rules (dispatch-refit.py's choose), optionally with split_below_fit
+    (below_fit: False / True = mode 1 / 2)"""
     if not below_fit:
         return refit.choose(m, n, k, l, SMS, RULES_C, RULES_TB, True)
+    mode = 2 if below_fit == 2 else 1
     bt = 64 if m <= 64 else 128 if m <= 128 else 256
-    s = split_below_fit(m, n, k, bt, l)
+    s = split_below_fit(m, n, k, bt, l, mode)
     if m > 64:
         bt2 = bt // 2
-        s2 = split_below_fit(m, n, k, bt2, l)
+        s2 = split_below_fit(m, n, k, bt2, l, mode)
         if refit.cost_t(m, n, k, l, bt2, s2, SMS, RULES_C, RULES_TB) < refit.cost_t(m, n, k, l, bt, s, SMS, RULES_C, RULES_TB):
             return bt2, s2
     return bt, s

@@ -3105,11 +3105,11 @@ static const t_estimate k_rules_est = {{0.62, 0.66, 1.0}, {T_FIXED, T_FIXED, T_F
  *   docs/notes/patches/s26-tile-fit-removed.patch); it prices the rules' choice against
  *   cluster-K, and (TETRA_GEMM_T_SPLIT_FIT_BELOW) split counts below one wave. */
 static const t_estimate k_fit_est = {{0.521, 0.665, 1.0}, {3.46, 4.66, 6.97}, 4.7, 1.83e6, 2.93e6};
-/* Switch (session 26, NOT yet run on a GPU; default 0): 1 prices split counts below one wave
- * with k_fit_est instead of the rules' estimate. Offline on runs 126-127's 45 training shapes
- * (every split count timed, cluster-K pins included): 42 of 45 within 5% of the best (the rules:
- * 40; it fixes 64x11008x4096 and 128x11008x5120, where 3 splits at 86 CTAs ran 1.17-1.20x the
- * unsplit time), none worse. A/B draft: docs/notes/session27-call3-draft.sh. */
+/* Switch (default 0): 1 prices split counts below one wave with k_fit_est instead of the rules'
+ * estimate (session 26; offline 42 of runs 126-127's 45 training shapes within 5% of the best, the
+ * rules 40). Run 131's A/B (16 shapes): where it dropped 3 or 5 splits for none, 0.80-0.94x the
+ * time (nine rows); where it dropped 5 splits for 2, 1.010-1.035x (five rows): not adopted.
+ * 2 (session 27): the rules' count, or no split where k_fit_est prefers none. */
 #ifndef TETRA_GEMM_T_SPLIT_FIT_BELOW
 #define TETRA_GEMM_T_SPLIT_FIT_BELOW 0
 #endif
@@ -3163,7 +3163,11 @@ static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
 #if TETRA_GEMM_T_SPLIT_TRAFFIC
     /* below one wave too by cost_t (the tile's c(BT) and the partials' traffic), no 12% margin */
     double best;
-    return argmin_split_t(TETRA_GEMM_T_SPLIT_FIT_BELOW ? k_fit_est : k_rules_est, p, bt, sms, 2 * (int64_t)sms, &best);
+    if (TETRA_GEMM_T_SPLIT_FIT_BELOW == 1) return argmin_split_t(k_fit_est, p, bt, sms, 2 * (int64_t)sms, &best);
+    const int splits = argmin_split_t(k_rules_est, p, bt, sms, 2 * (int64_t)sms, &best);
+    if (TETRA_GEMM_T_SPLIT_FIT_BELOW == 2 && splits > 1 && argmin_split_t(k_fit_est, p, bt, sms, 2 * (int64_t)sms, &best) == 1)
+        return 1;
+    return splits;
 #else
     const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
     int64_t best_cost = ktiles + T_FIXED, smax = SPLIT_MAX;
