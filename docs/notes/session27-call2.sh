@@ -11,6 +11,14 @@
 #    112x7168x2048 the same as 128x7168x2048; 64x2048x6144 0.92 and 256x768x6144 0.84 (run 129);
 #    the 14 fresh shapes 0.85-1.00 (standard weights 0.78-0.97; fragment kernels spend less per
 #    K-tile, so the fixed costs cluster-K saves weigh the same and the split traffic less).
+#    Added before the run (21:30, after reading run 129's held-out sweep): at 112x7168x2048 on
+#    standard weights BT 64 unsplit took 13.93 us, the chosen cluster-K 128/2 14.28 (1.025x); the
+#    fragment layout makes BT 64's dequant cheaper (run 104: 11.42 us) while cluster-K 128/2 ran
+#    13.38 (run 131), so the choice is biased wherever it moves BT 64 -> 128 on fragment weights.
+#    Sharper prediction: the rows where the choice raises BT (64 -> 128: 128x7168x2048,
+#    112x7168x2048; 256 -> 128: 512x2048x6144, 1024x1024x4096) read higher on fragment weights
+#    than on standard ones (the 64 -> 128 pair above 1.05), the rows that keep the tile or lower
+#    it (192x768x5120, 192x2560x2048: 128 -> 64) as on standard weights or lower.
 #    Rule (written now): if no fragment row reads above 1.02 and the geomean is below 0.97 the
 #    choice stays for fragment weights; if rows above 1.05 share a feature (e.g. K <= 2048, the
 #    rules' choice unsplit) the choice is narrowed to exclude it for fragment weights and A/B'd on
