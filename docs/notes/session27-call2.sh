@@ -15,10 +15,10 @@
 #    standard weights BT 64 unsplit took 13.93 us, the chosen cluster-K 128/2 14.28 (1.025x); the
 #    fragment layout makes BT 64's dequant cheaper (run 104: 11.42 us) while cluster-K 128/2 ran
 #    13.38 (run 131), so the choice is biased wherever it moves BT 64 -> 128 on fragment weights.
-#    Sharper prediction: the rows where the choice raises BT (64 -> 128: 128x7168x2048,
-#    112x7168x2048; 256 -> 128: 512x2048x6144, 1024x1024x4096) read higher on fragment weights
-#    than on standard ones (the 64 -> 128 pair above 1.05), the rows that keep the tile or lower
-#    it (192x768x5120, 192x2560x2048: 128 -> 64) as on standard weights or lower.
+#    Sharper prediction: the rows where the choice leaves BT 64 for 128 (128x7168x2048,
+#    112x7168x2048) read above 1.05 on fragment weights; the rows that keep the tile or go from
+#    128 to 64 (192x768x5120, 192x2560x2048) as on standard weights or lower; the BT 256 -> 128
+#    rows (512x2048x6144, 1024x1024x4096): no prediction (the FRAG BT-256 kernels gain too).
 #    Rule (written now): if no fragment row reads above 1.02 and the geomean is below 0.97 the
 #    choice stays for fragment weights; if rows above 1.05 share a feature (e.g. K <= 2048, the
 #    rules' choice unsplit) the choice is narrowed to exclude it for fragment weights and A/B'd on
