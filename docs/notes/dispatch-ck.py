@@ -79,14 +79,15 @@ def rules_choice(m, n, k, l=1, below_fit=False):
             return bt2, s2
     return bt, s
 
-def choose_ck(m, n, k, res=H200_RESIDENT, l=1, below_fit=False):
-    """choose_config_t with the cluster-K alternative (with_ck_t): (BT, splits, ck)"""
+def choose_ck(m, n, k, res=H200_RESIDENT, l=1, below_fit=False, keep64=False):
+    """choose_config_t with the cluster-K alternative (with_ck_t): (BT, splits, ck); keep64 (session
+    27): where the rules chose BT 64, cluster-K at BT 64 only"""
     bt0, s0 = rules_choice(m, n, k, l, below_fit)
     best, out = (1 - CK_MARGIN) * refit.cost_t(m, n, k, l, bt0, s0, SMS, FIT["c"], FIT["tb"], fixed=FIT["F"],
                                               reduce=FIT["R"]), (bt0, s0, 0)
     kt = (k + 63) // 64
     for bt in (64, 128):
-        if bt == 128 and m <= 64:
+        if bt == 128 and (m <= 64 or (keep64 and bt0 == 64)):
             continue
         for s in range(2, 17):
             if s > kt // 4:

@@ -95,17 +95,28 @@ if __name__ == "__main__" and "--table" in sys.argv:
     table(load())
 
 # ---------------------------------------------------------------- the shipped rule (gemv.cu)
+def v7_split(m, n, k):
+    """v7's split count as the C takes it (tetra_gemm_t_auto_splits at BT 64 = gemm_sm90.cu split_t,
+    below one wave here): dispatch-ck.py's mirror with TETRA_GEMM_T_SPLIT_FIT_BELOW=2 (session 27)"""
+    import importlib.util, os
+    spec = importlib.util.spec_from_file_location("dc", os.path.join(os.path.dirname(os.path.abspath(__file__)), "dispatch-ck.py"))
+    dc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dc)
+    return dc.split_below_fit(m, n, k, 64, 1, 2)
+
 def c_rule(m, n, k, sms=SMS, occ=4):
     """tetra_gemv_frag_v7_wins, coefficient for coefficient (rounded from fit_models())"""
     if m < 9 or m > 16: return False
     vc, kt = -(-n // 256) * 2, -(-k // 64)
     if vc >= sms: return False
-    vs, best, smax = 1, kt + 2, min(kt // 4, 16)
-    sp = 2
-    while sp <= smax and vc * sp <= 2 * sms:
-        c = -(-vc * sp // sms) * (-(-kt // sp) + 2) + 4
-        if c < best: best, vs = c, sp
-        sp += 1
+    vs = v7_split(m, n, k) if sms == SMS else None
+    if vs is None:  # session 25's traffic-blind count (another SM count)
+        vs, best, smax = 1, kt + 2, min(kt // 4, 16)
+        sp = 2
+        while sp <= smax and vc * sp <= 2 * sms:
+            c = -(-vc * sp // sms) * (-(-kt // sp) + 2) + 4
+            if c < best: best, vs = c, sp
+            sp += 1
     t_v = -0.16 + (2.15 if vs > 1 else 0) + -(-vc * vs // sms) * (0.254 * -(-kt // vs) + 3.72)
     tiles, nseg = -(-n // 128), k // 128
     gs = gemv_auto_splits(nseg, tiles, sms, occ)

@@ -3105,13 +3105,17 @@ static const t_estimate k_rules_est = {{0.62, 0.66, 1.0}, {T_FIXED, T_FIXED, T_F
  *   docs/notes/patches/s26-tile-fit-removed.patch); it prices the rules' choice against
  *   cluster-K, and (TETRA_GEMM_T_SPLIT_FIT_BELOW) split counts below one wave. */
 static const t_estimate k_fit_est = {{0.521, 0.665, 1.0}, {3.46, 4.66, 6.97}, 4.7, 1.83e6, 2.93e6};
-/* Switch (default 0): 1 prices split counts below one wave with k_fit_est instead of the rules'
- * estimate (session 26; offline 42 of runs 126-127's 45 training shapes within 5% of the best, the
- * rules 40). Run 131's A/B (16 shapes): where it dropped 3 or 5 splits for none, 0.80-0.94x the
- * time (nine rows); where it dropped 5 splits for 2, 1.010-1.035x (five rows): not adopted.
- * 2 (session 27): the rules' count, or no split where k_fit_est prefers none. */
+/* Switch (session 27; default 2): below one wave the rules' split count, or none where k_fit_est
+ * prefers none (0: the rules' count). Session 26 took k_fit_est's count outright (mode 1): run 131's
+ * A/B (16 shapes) ran 0.80-0.94x the time where it dropped the split entirely (nine rows) but
+ * 1.010-1.035x where it cut 5 splits to 2 (five rows), so mode 1 was not adopted and is gone. Mode 2
+ * keeps only the first kind: run 132, 22 fresh shapes where it changes the choice, 0.81-0.92x the
+ * time at 20 (3 splits -> none), 1.001 / 1.005 at the two where it changes cluster-K; control 0.998. */
 #ifndef TETRA_GEMM_T_SPLIT_FIT_BELOW
-#define TETRA_GEMM_T_SPLIT_FIT_BELOW 0
+#define TETRA_GEMM_T_SPLIT_FIT_BELOW 2
+#endif
+#if TETRA_GEMM_T_SPLIT_FIT_BELOW != 0 && TETRA_GEMM_T_SPLIT_FIT_BELOW != 2
+#error "TETRA_GEMM_T_SPLIT_FIT_BELOW: 0 or 2 (mode 1 was refuted by run 131 and removed)"
 #endif
 
 /* the estimate of tile bt with `splits` splits, in BT-256 K-tile units */
@@ -3163,7 +3167,6 @@ static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
 #if TETRA_GEMM_T_SPLIT_TRAFFIC
     /* below one wave too by cost_t (the tile's c(BT) and the partials' traffic), no 12% margin */
     double best;
-    if (TETRA_GEMM_T_SPLIT_FIT_BELOW == 1) return argmin_split_t(k_fit_est, p, bt, sms, 2 * (int64_t)sms, &best);
     const int splits = argmin_split_t(k_rules_est, p, bt, sms, 2 * (int64_t)sms, &best);
     if (TETRA_GEMM_T_SPLIT_FIT_BELOW == 2 && splits > 1 && argmin_split_t(k_fit_est, p, bt, sms, 2 * (int64_t)sms, &best) == 1)
         return 1;
@@ -3207,6 +3210,14 @@ static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
 #define TETRA_GEMM_T_CK_RULE 1
 #endif
 static const double T_CK_C[2] = {0.487, 0.597}, T_CK_F[2] = {6.69, 8.54}, T_CK_MARGIN = 0.10;
+/* Switch (session 27; default 1): where the rules chose BT 64 (M 65-128), cluster-K stays at BT 64.
+ * Run 132: the choice's move from BT 64 unsplit to cluster-K 128 / 2 (K = 2048, N 6144-8192) ran
+ * 1.163x the time at 128x7168x2048 and 1.120x at 112x7168x2048 on fragment weights, 1.072x on
+ * standard ones, while every other changed row ran 0.75-1.00x (19 fragment rows): the fit's c(64) /
+ * c(128) come from standard weights, and the cheaper fragment dequant favours BT 64 most. */
+#ifndef TETRA_GEMM_T_CK_KEEP64
+#define TETRA_GEMM_T_CK_KEEP64 1
+#endif
 /* clusters of s cluster-K CTAs resident at once, [0] BT 64, [1] BT 128, index s = 2 .. 16 */
 struct t_ck_residency {
     int r[2][SPLIT_MAX + 1];
@@ -3224,9 +3235,10 @@ static double estimate_ck(const tetra_gemm_problem *p, int bt, int s, const t_ck
 /* c with the cheapest cluster-K alternative where it beats c's estimate by the margin */
 static wgmma_t_config with_ck_t(const tetra_gemm_problem *p, wgmma_t_config c, int sms, const t_ck_residency &res) {
     const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
+    const bool keep64 = TETRA_GEMM_T_CK_KEEP64 && c.bt == 64;
     double best = (1.0 - T_CK_MARGIN) * estimate_t(k_fit_est, p, c.bt, c.splits, sms);
     for (int bt = 64; bt <= 128; bt *= 2) {
-        if (p->tile_m ? bt != p->tile_m : bt == 128 && p->m <= 64) continue;
+        if (p->tile_m ? bt != p->tile_m : bt == 128 && (p->m <= 64 || keep64)) continue;
         for (int s = 2; s <= SPLIT_MAX && s <= ktiles / 4; s++) {
             const double e = estimate_ck(p, bt, s, res);
             if (e >= 0.0 && e < best) {
