@@ -3210,11 +3210,13 @@ static int split_t(const tetra_gemm_problem *p, int bt, int sms) {
 #define TETRA_GEMM_T_CK_RULE 1
 #endif
 static const double T_CK_C[2] = {0.487, 0.597}, T_CK_F[2] = {6.69, 8.54}, T_CK_MARGIN = 0.10;
-/* Switch (session 27; default 1): where the rules chose BT 64 (M 65-128), cluster-K stays at BT 64.
- * Run 132: the choice's move from BT 64 unsplit to cluster-K 128 / 2 (K = 2048, N 6144-8192) ran
- * 1.163x the time at 128x7168x2048 and 1.120x at 112x7168x2048 on fragment weights, 1.072x on
- * standard ones, while every other changed row ran 0.75-1.00x (19 fragment rows): the fit's c(64) /
- * c(128) come from standard weights, and the cheaper fragment dequant favours BT 64 most. */
+/* Switch (session 27; default 1): for FRAGMENT weights, where the rules chose BT 64 (M 65-128),
+ * cluster-K stays at BT 64. Run 132: the choice's move from BT 64 unsplit to cluster-K 128 / 2
+ * (K = 2048, N 6144-8192) ran 1.163x the time at 128x7168x2048 and 1.120x at 112x7168x2048 on
+ * fragment weights while every other changed fragment row ran 0.75-1.00x: the fit's c(64) / c(128)
+ * come from standard weights, and the cheaper fragment dequant favours BT 64. Run 133 (paired, the
+ * switch on both layouts): fragment rows 0.853-0.951x the time (six shapes), standard rows 1.031 /
+ * 1.003 / 0.956x (1.072x at 128x7168x2048 in run 132): standard weights keep session 26's choice. */
 #ifndef TETRA_GEMM_T_CK_KEEP64
 #define TETRA_GEMM_T_CK_KEEP64 1
 #endif
@@ -3235,7 +3237,7 @@ static double estimate_ck(const tetra_gemm_problem *p, int bt, int s, const t_ck
 /* c with the cheapest cluster-K alternative where it beats c's estimate by the margin */
 static wgmma_t_config with_ck_t(const tetra_gemm_problem *p, wgmma_t_config c, int sms, const t_ck_residency &res) {
     const int64_t ktiles = (p->k + W_BK - 1) / W_BK;
-    const bool keep64 = TETRA_GEMM_T_CK_KEEP64 && c.bt == 64;
+    const bool keep64 = TETRA_GEMM_T_CK_KEEP64 && c.bt == 64 && p->b.scale_layout == TETRA_SCALE_FRAGMENT_128X64;
     double best = (1.0 - T_CK_MARGIN) * estimate_t(k_fit_est, p, c.bt, c.splits, sms);
     for (int bt = 64; bt <= 128; bt *= 2) {
         if (p->tile_m ? bt != p->tile_m : bt == 128 && (p->m <= 64 || keep64)) continue;
@@ -3326,10 +3328,13 @@ extern "C" int tetra_gemm_t_auto_config(int64_t m, int64_t n, int64_t k, int64_t
 }
 
 /* ... with cluster-K in the choice: resident64 / resident128[s - 2] (s = 2 .. 16) the clusters of s
- * CTAs resident at once; *ck gets 1 where the choice is cluster-K. Host code (test_gemm_rule). */
+ * CTAs resident at once, fragment 1 for FRAGMENT-layout weights; *ck gets 1 where the choice is
+ * cluster-K. Host code (test_gemm_rule). */
 extern "C" int tetra_gemm_t_auto_config_ck(int64_t m, int64_t n, int64_t k, int64_t batch, int sms,
-                                           const int *resident64, const int *resident128, int *splits, int *ck) {
-    const tetra_gemm_problem p = shape_problem(m, n, k, batch);
+                                           const int *resident64, const int *resident128, int fragment, int *splits,
+                                           int *ck) {
+    tetra_gemm_problem p = shape_problem(m, n, k, batch);
+    if (fragment) p.b.scale_layout = TETRA_SCALE_FRAGMENT_128X64;
     t_ck_residency res = {};
     for (int s = 2; s <= SPLIT_MAX; s++) {
         res.r[0][s] = resident64[s - 2];

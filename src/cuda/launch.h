@@ -49,9 +49,10 @@ int tetra_gemm_t_auto_splits(int64_t m, int64_t n, int64_t k, int bt, int sms);
 /* src/cuda/gemm_sm90.cu: AUTO's tile (returned) and split count for standard-layout weights */
 int tetra_gemm_t_auto_config(int64_t m, int64_t n, int64_t k, int64_t batch, int sms, int *splits);
 /* ... with cluster-K in the choice (TETRA_GEMM_T_CK_RULE): resident64 / resident128[s - 2] the
- * clusters of s = 2 .. 16 CTAs resident at once at BT 64 / 128; *ck 1 where it chose cluster-K */
+ * clusters of s = 2 .. 16 CTAs resident at once at BT 64 / 128, fragment 1 for FRAGMENT-layout
+ * weights (TETRA_GEMM_T_CK_KEEP64); *ck 1 where it chose cluster-K */
 int tetra_gemm_t_auto_config_ck(int64_t m, int64_t n, int64_t k, int64_t batch, int sms, const int *resident64,
-                                const int *resident128, int *splits, int *ck);
+                                const int *resident128, int fragment, int *splits, int *ck);
 
 /* src/cuda/gemm_mma.cu: portable mma.sync GEMM (sm_80+) */
 tetra_status tetra_launch_gemm_mma(const tetra_gemm_problem *p);
