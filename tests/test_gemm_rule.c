@@ -96,10 +96,6 @@ static const int64_t k_rules_ck[][9] = {
 static const int k_h200_resident[15] = {66, 39, 30, 22, 17, 15, 15, 9, 7, 7, 7, 7, 7, 7, 7};
 
 int main(void) {
-    const int64_t(*cases)[5] = k_rules;
-    const size_t n = sizeof k_rules / sizeof k_rules[0];
-    const int64_t(*cases_ck)[9] = k_rules_ck;
-    const size_t n_ck = sizeof k_rules_ck / sizeof k_rules_ck[0];
     if (TETRA_GEMM_T_SPLIT_FIT_BELOW != 2) {
         printf("test_gemm_rule: built with TETRA_GEMM_T_SPLIT_FIT_BELOW=%d, a rule the tables do not describe (2): skipped\n",
                TETRA_GEMM_T_SPLIT_FIT_BELOW);
@@ -109,12 +105,12 @@ int main(void) {
         printf("test_gemm_rule: built with TETRA_GEMM_T_SPLIT_TRAFFIC=0, a rule the table does not describe: skipped\n");
         return 77;
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < sizeof k_rules / sizeof k_rules[0]; i++) {
         int splits = -1;
-        const int bt = tetra_gemm_t_auto_config(cases[i][0], cases[i][1], cases[i][2], 1, 132, &splits);
-        CHECK_MSG(bt == cases[i][3] && splits == cases[i][4], "%lldx%lldx%lld: BT %d splits %d, the mirror BT %lld splits %lld",
-                  (long long)cases[i][0], (long long)cases[i][1], (long long)cases[i][2], bt, splits,
-                  (long long)cases[i][3], (long long)cases[i][4]);
+        const int bt = tetra_gemm_t_auto_config(k_rules[i][0], k_rules[i][1], k_rules[i][2], 1, 132, &splits);
+        CHECK_MSG(bt == k_rules[i][3] && splits == k_rules[i][4], "%lldx%lldx%lld: BT %d splits %d, the mirror BT %lld splits %lld",
+                  (long long)k_rules[i][0], (long long)k_rules[i][1], (long long)k_rules[i][2], bt, splits,
+                  (long long)k_rules[i][3], (long long)k_rules[i][4]);
     }
     /* a batch multiplies the CTAs: 8 x 64x14336x4096 is over four waves, so no split */
     int splits = -1;
@@ -125,8 +121,8 @@ int main(void) {
         return tu_finish("test_gemm_rule");
     }
     static const int none[15] = {0};
-    for (size_t i = 0; i < n_ck; i++) {
-        const int64_t *c = cases_ck[i];
+    for (size_t i = 0; i < sizeof k_rules_ck / sizeof k_rules_ck[0]; i++) {
+        const int64_t *c = k_rules_ck[i];
         for (int frag = 0; frag <= 1; frag++) {
             const int64_t *want = c + 3 + 3 * frag;
             int s = -1, ck = -1, s0 = -1;

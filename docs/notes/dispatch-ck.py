@@ -12,7 +12,10 @@ configuration (cluster-K or not): main (AUTO's timings) and main + the cluster-K
 (taken where its estimate is below (1 - margin) x the non-cluster estimate of main's choice).
 
 Also "below": the rules with TETRA_GEMM_T_SPLIT_FIT_BELOW=1 (split counts below one wave by the
-least-squares estimate; split_below_fit / rules_choice(below_fit=True)), with the cluster-K choice.
+least-squares estimate; split_below_fit / rules_choice(below_fit=True)), with the cluster-K choice;
+mode 1 was refuted by run 131 and is gone from the C, kept here as the record of what ran. The C's
+default since session 27 is below_fit=2 (no split where that estimate prefers none), and for
+fragment weights choose_ck(keep64=True) (TETRA_GEMM_T_CK_KEEP64).
 
   python3 docs/notes/dispatch-ck.py CK.json NONCK.json [NONCK2.json ...]"""
 import importlib.util, json, math, os, sys
