@@ -48,6 +48,10 @@ expect_msg(2 "--samples '0'" tune --out t.txt --paired-rounds 32 --samples 0)
 # shapes needed, and a file that does not load is a usage error before any device work
 expect_msg(2 "--table scores an existing table" tune --table t.txt --out u.txt)
 expect_msg(2 "--table scores an existing table" tune --table t.txt --shape 64x64x64)
+expect_msg(2 "--table scores an existing table" tune --table t.txt --exact)
+# tetra tune --weights names the layout the table is timed on (session 28)
+expect_msg(2 "--weights 'frog' is not standard or fragment" tune --out t.txt --weights frog)
+expect_msg(2 "--weights needs a value" tune --out t.txt --weights)
 expect_msg(2 "--table needs held-out shapes" tune --table t.txt --holdout-shape none)
 expect_msg(2 "--table: cannot open /nonexistent/t.txt" tune --table /nonexistent/t.txt --holdout-shape 64x64x64)
 # tetra bench --lib-a / --lib-b: the other build is loaded while parsing, so a path that is not

@@ -1,5 +1,5 @@
-/* test_dispatch_table.c - GEMM dispatch tables: parsing (errors name the line), nearest
- * lookup, and every table compiled into tetra parses. */
+/* test_dispatch_table.c - GEMM dispatch tables: parsing (errors name the line), nearest and
+ * exact lookup, weight layouts, and every table compiled into tetra parses. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +22,15 @@ static const char *k_table =
     "entry bf16 64 14336 4096 wgmma 64 2 41.3\n"
     "entry bf16 4096 4096 4096 wgmma 128 1\n"
     "entry nvfp4 4096 4096 4096 mma_sync 128 1 700\n";
+
+/* an exact table: entries serve their own shape, kind and layout only */
+static const char *k_exact =
+    "tetra-dispatch-table 1\n"
+    "device NVIDIA H200\n"
+    "match exact\n"
+    "entry bf16 128 6144 2048 wgmma_t 128 3 20.5\n"
+    "entry bf16:frag 128 6144 2048 wgmma_t 64 2 18.0\n"
+    "entry nvfp4:frag 12 3072 3072 gemv 0 4\n";
 
 static void expect_error(const char *text, const char *needle) {
     tetra_dispatch_table t;
@@ -47,20 +56,45 @@ int main(void) {
     CHECK(t.e[3].a_nvfp4 == 1);
 
     /* nearest in log2 space, M weighted twice */
-    e = tetra_dispatch_lookup(&t, 0, 1, 4096, 4096);
+    e = tetra_dispatch_lookup(&t, 0, 0, 1, 4096, 4096);
     CHECK(e && e->path == TETRA_PATH_GEMV);
-    e = tetra_dispatch_lookup(&t, 0, 48, 14336, 4096);
+    e = tetra_dispatch_lookup(&t, 0, 0, 48, 14336, 4096);
     CHECK(e && e->m == 64);
-    e = tetra_dispatch_lookup(&t, 0, 2048, 4096, 4096);
+    e = tetra_dispatch_lookup(&t, 0, 0, 2048, 4096, 4096);
     CHECK(e && e->m == 4096 && e->path == TETRA_PATH_WGMMA);
     /* M = 17 is nearer the GEMV entry than the M = 64 one, but the GEMV takes M <= 16 */
-    e = tetra_dispatch_lookup(&t, 0, 17, 4096, 4096);
+    e = tetra_dispatch_lookup(&t, 0, 0, 17, 4096, 4096);
     CHECK(e && e->path != TETRA_PATH_GEMV);
     /* activation kinds never mix */
-    e = tetra_dispatch_lookup(&t, 1, 1, 4096, 4096);
+    e = tetra_dispatch_lookup(&t, 1, 0, 1, 4096, 4096);
     CHECK(e && e->a_nvfp4 == 1 && e->path == TETRA_PATH_MMA_SYNC);
+    /* a nearest table's plain entries serve standard weights only: none for fragment weights */
+    CHECK(!t.exact);
+    CHECK(tetra_dispatch_lookup(&t, 0, 1, 64, 14336, 4096) == NULL);
     tetra_dispatch_free(&t);
-    CHECK(tetra_dispatch_lookup(&t, 0, 1, 1, 16) == NULL);
+    CHECK(tetra_dispatch_lookup(&t, 0, 0, 1, 1, 16) == NULL);
+
+    CHECK_MSG(tetra_dispatch_parse(k_exact, &t, err, sizeof err) == 0, "%s", err);
+    CHECK(t.exact && t.n == 3);
+    CHECK(!t.e[0].fragment && t.e[1].fragment && t.e[2].fragment && t.e[2].a_nvfp4);
+    e = tetra_dispatch_lookup(&t, 0, 0, 128, 6144, 2048);
+    CHECK(e == &t.e[0] && e->path == TETRA_PATH_WGMMA_T && e->tile_m == 128 && e->splits == 3);
+    e = tetra_dispatch_lookup(&t, 0, 1, 128, 6144, 2048);
+    CHECK(e == &t.e[1] && e->tile_m == 64 && e->splits == 2);
+    /* one off in M, N or K, or another kind: no entry (the rules decide), never the nearest */
+    CHECK(tetra_dispatch_lookup(&t, 0, 0, 127, 6144, 2048) == NULL);
+    CHECK(tetra_dispatch_lookup(&t, 0, 0, 129, 6144, 2048) == NULL);
+    CHECK(tetra_dispatch_lookup(&t, 0, 0, 128, 6160, 2048) == NULL);
+    CHECK(tetra_dispatch_lookup(&t, 0, 0, 128, 6144, 2064) == NULL);
+    CHECK(tetra_dispatch_lookup(&t, 1, 0, 128, 6144, 2048) == NULL);
+    CHECK(tetra_dispatch_lookup(&t, 0, 1, 12, 3072, 3072) == NULL);
+    e = tetra_dispatch_lookup(&t, 1, 1, 12, 3072, 3072);
+    CHECK(e == &t.e[2] && e->path == TETRA_PATH_GEMV && e->splits == 4);
+    CHECK(tetra_dispatch_lookup(&t, 1, 0, 12, 3072, 3072) == NULL);
+    tetra_dispatch_free(&t);
+    CHECK(tetra_dispatch_parse("tetra-dispatch-table 1\ndevice X\nmatch nearest\n", &t, err, sizeof err) == 0 &&
+          !t.exact);
+    tetra_dispatch_free(&t);
 
     expect_error("", "empty table");
     expect_error("tetra-dispatch-table 2\n", "line 1");
@@ -73,6 +107,9 @@ int main(void) {
     expect_error("tetra-dispatch-table 1\ndevice X\nentry bf16 1 2 16 wgmma 64\n", "7 or 8 fields");
     expect_error("tetra-dispatch-table 1\ndevice X\nentry bf16 1 2 16 wgmma 64 1 fast\n", "time 'fast'");
     expect_error("tetra-dispatch-table 1\ndevice X\nbogus 1\n", "line 3: unknown keyword 'bogus'");
+    expect_error("tetra-dispatch-table 1\ndevice X\nmatch closest\n", "line 3: match 'closest'");
+    expect_error("tetra-dispatch-table 1\ndevice X\nentry bf16:std 1 2 16 gemv 0 0\n", "weight layout 'std'");
+    expect_error("tetra-dispatch-table 1\ndevice X\nentry int8:frag 1 2 16 gemv 0 0\n", "activation kind 'int8'");
 
     /* every table shipped with tetra parses (a broken one would be skipped silently at run time) */
     for (int i = 0; tetra_dispatch_builtin_texts[i]; i++) {

@@ -53,6 +53,14 @@ static const tune_config k_configs[] = {
  * only for the N and K it was timed on (device run 14: the nearest-entry table built from
  * pinned splits scored 33 of 43 held-out shapes within 5% of the best, the rules alone 39). */
 static int generalises(int c) { return k_configs[c].splits == 0; }
+/* An exact table (--exact) names any configuration but a cluster-K pin (a pinned split runs
+ * cluster-K only under the process-wide TETRA_GEMM_T_CK=2, which a table cannot set). */
+static int nameable(int c) { return !k_configs[c].ck; }
+/* --exact: a tuning shape gets a candidate entry where the sweep times it under this
+ * fraction of AUTO's time (the sweep's ratios read a few % off between slots, docs/tuning.md),
+ * and keeps it where the paired pass times the table under KEEP x AUTO (median of rounds). */
+#define EXACT_CANDIDATE 0.97
+#define EXACT_KEEP 0.98
 
 /* Pins configuration c (AUTO where c < 0) in the arm's state, and the cluster-K mode with it:
  * 2 for a cluster-K configuration, else the environment's / build's (the pin dropped). */
@@ -68,6 +76,8 @@ typedef struct {
     const char *score_table; /* --table: score this existing table, no tuning sweep */
     char shape_list[4096], holdout_list[4096];
     int nvfp4, samples, paired_rounds;
+    int fragment; /* --weights fragment: B fragment-ordered (the -frag arms), entries ":frag" */
+    int exact;    /* --exact: a "match exact" table, entries checked by a paired pass */
 } tune_args;
 
 /* The paired pass on one held-out shape: four slots timed in each round, in the order
@@ -80,6 +90,7 @@ typedef struct {
     double us[PAIR_SLOTS][MAX_PAIRED_ROUNDS];
     double median_us[PAIR_SLOTS];          /* per slot, over rounds */
     double vs_best[2], vs_fixed[2];        /* [PAIR_TABLE], [PAIR_AUTO]: median per-round ratio */
+    double table_vs_auto;                  /* median per-round TABLE / AUTO */
     double aa;     /* median per-round best / fixed where they are one configuration, else NaN */
     double spread; /* max / min of the TABLE slot over rounds: the noise of one kernel's time */
 } tune_paired;
@@ -93,7 +104,9 @@ typedef struct {
      * the cluster: AUTO's choice where it fits, pinned splits only under TETRA_GEMM_T_CK=2) */
     unsigned char ck[NCONF + 1]; /* [NCONF]: AUTO */
     int best;            /* fastest configuration that passed the gate, -1 if none */
-    int pick;            /* fastest generalising one that passed (the table entry), -1 if none */
+    int pick;            /* the table entry: the fastest generalising one that passed (--exact:
+                          * the fastest nameable one, where under EXACT_CANDIDATE x AUTO), or -1 */
+    int kept;            /* --exact: the paired pass kept the entry (table under EXACT_KEEP x AUTO) */
     double auto_us;      /* AUTO before the new table is loaded (heuristics / shipped table) */
     double table_us;     /* AUTO with the new table (held-out shapes) */
     int table_pick;      /* the configuration the new table names, -1 if none */
@@ -112,12 +125,17 @@ static void usage(FILE *f) {
             "  --holdout-set NAME[,..] held-out shapes (default decode,seed000,glm5-tp8,moe)\n"
             "  --holdout-shape S,...   explicit held-out shapes ('none' skips scoring)\n"
             "  --a bf16|nvfp4          activations: BF16 (W4A16, default) or NVFP4 (W4A4)\n"
+            "  --weights standard|fragment  weights as given (default) or fragment-ordered\n"
+            "                          (TETRA_SCALE_FRAGMENT_128X64); entries serve that layout only\n"
+            "  --exact                 an exact table: an entry per tuning shape where the fastest\n"
+            "                          configuration beats AUTO, kept where a paired pass confirms\n"
+            "                          it by 2%%; it serves that shape only, the rules the rest\n"
             "  --samples N             graph-replay samples per configuration and pass (3)\n"
             "  --paired-rounds N       rounds of the paired held-out pass, 0 skips it (4, at most 32)\n"
             "  --shapes-file F         the shapes file\n"
             "  --out TABLE             the dispatch table to write (docs/tuning.md)\n"
             "  --table FILE            score an existing table on the held-out shapes instead of\n"
-            "                          tuning one (no --out, --set or --shape with it)\n"
+            "                          tuning one (no --out, --set, --shape or --exact with it)\n"
             "  --json F                every timing and the held-out score as JSON\n"
             "Use the table with tetra_context_load_dispatch_table(), or copy it to\n"
             "data/dispatch/ to build it into tetra.\n");
@@ -132,6 +150,10 @@ static int parse_args(int argc, char **argv, tune_args *a) {
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
             usage(stdout);
             exit(0);
+        }
+        if (!strcmp(o, "--exact")) {
+            a->exact = 1;
+            continue;
         }
         if (!v) {
             fprintf(stderr, "tetra tune: %s needs a value (tetra tune --help)\n", o);
@@ -151,6 +173,13 @@ static int parse_args(int argc, char **argv, tune_args *a) {
             else if (!strcmp(v, "nvfp4")) a->nvfp4 = 1;
             else {
                 fprintf(stderr, "tetra tune: --a '%s' is not bf16 or nvfp4\n", v);
+                return -1;
+            }
+        } else if (!strcmp(o, "--weights")) {
+            if (!strcmp(v, "standard")) a->fragment = 0;
+            else if (!strcmp(v, "fragment")) a->fragment = 1;
+            else {
+                fprintf(stderr, "tetra tune: --weights '%s' is not standard or fragment\n", v);
                 return -1;
             }
         } else if (!strcmp(o, "--samples")) {
@@ -176,8 +205,9 @@ static int parse_args(int argc, char **argv, tune_args *a) {
         }
     }
     if (a->score_table) {
-        if (a->out || a->sets || a->shape_list[0]) {
-            fprintf(stderr, "tetra tune: --table scores an existing table: no --out, --set or --shape with it\n");
+        if (a->out || a->sets || a->shape_list[0] || a->exact) {
+            fprintf(stderr,
+                    "tetra tune: --table scores an existing table: no --out, --set, --shape or --exact with it\n");
             return -1;
         }
         a->out = a->score_table; /* the table the held-out TABLE slot loads */
@@ -212,15 +242,18 @@ static int same_config(const tune_config *c, tetra_gemm_path path, int tile_m, i
     return c->path == path && c->tile_m == tile_m && c->splits == splits && !c->ck; /* tables name no cluster-K pin */
 }
 
-/* The fastest configuration (of the generalising ones if `general`) that passes the
- * PROTOCOL gate; one that fails is marked NaN, noted, and never chosen. */
-static int gated_fastest(const bench_arm *arm, void *state, tune_row *r, int general) {
+/* The fastest configuration that passes the PROTOCOL gate, among all (which 0), the
+ * generalising ones (1) or the nameable ones (2); one that fails is marked NaN, noted,
+ * and never chosen. */
+static int gated_fastest(const bench_arm *arm, void *state, tune_row *r, int which) {
     char msg[512];
     for (;;) {
         int best = -1;
         bench_gate g;
         for (int c = 0; c < NCONF; c++)
-            if (!isnan(r->us[c]) && (!general || generalises(c)) && (best < 0 || r->us[c] < r->us[best])) best = c;
+            if (!isnan(r->us[c]) && (which != 1 || generalises(c)) && (which != 2 || nameable(c)) &&
+                (best < 0 || r->us[c] < r->us[best]))
+                best = c;
         if (best < 0) return -1;
         pin_config(state, best);
         msg[0] = 0;
@@ -250,6 +283,7 @@ static void paired_reset(tune_paired *p) {
         for (int k = 0; k < MAX_PAIRED_ROUNDS; k++) p->us[j][k] = NAN;
     }
     p->vs_best[0] = p->vs_best[1] = p->vs_fixed[0] = p->vs_fixed[1] = p->aa = p->spread = NAN;
+    p->table_vs_auto = NAN;
 }
 
 /* Time every configuration on one shape, and AUTO (as the context dispatches now; for
@@ -267,7 +301,8 @@ static int sweep(bench_session *s, const bench_arm *arm, const tune_args *a, tun
     char msg[512];
     double samples[NSLOTS][2];
     int rc;
-    r->best = r->table_pick = -1;
+    r->best = r->pick = r->table_pick = -1;
+    r->kept = 0;
     r->auto_us = r->table_us = NAN;
     r->gate_msg[0] = 0;
     paired_reset(&r->paired);
@@ -285,7 +320,8 @@ static int sweep(bench_session *s, const bench_arm *arm, const tune_args *a, tun
     for (int c = 0; c < NSLOTS; c++) samples[c][0] = samples[c][1] = NAN;
     memset(r->ck, 0, sizeof r->ck);
     if (scored) {
-        const tetra_dispatch_entry *e = tetra_dispatch_lookup(scored, a->nvfp4, r->shape.m, r->shape.n, r->shape.k);
+        const tetra_dispatch_entry *e =
+            tetra_dispatch_lookup(scored, a->nvfp4, a->fragment, r->shape.m, r->shape.n, r->shape.k);
         for (int c = 0; e && c < NCONF; c++)
             if (same_config(&k_configs[c], e->path, e->tile_m, e->splits)) r->table_pick = c;
     }
@@ -306,8 +342,9 @@ static int sweep(bench_session *s, const bench_arm *arm, const tune_args *a, tun
     if (samples[SLOT_TABLE][0] > 0 && samples[SLOT_TABLE][1] > 0)
         r->table_us = 0.5 * (samples[SLOT_TABLE][0] + samples[SLOT_TABLE][1]);
     /* the gate: fastest first; a configuration that fails it is never chosen */
-    r->pick = gated_fastest(arm, state, r, 1);
+    r->pick = gated_fastest(arm, state, r, a->exact ? 2 : 1);
     r->best = gated_fastest(arm, state, r, 0);
+    if (a->exact && r->pick >= 0 && !(r->us[r->pick] < EXACT_CANDIDATE * r->auto_us)) r->pick = -1;
     tetra_gemm_t_ck_pin(-1);
     arm->teardown(state);
     return 0;
@@ -360,6 +397,7 @@ static void paired_pass(bench_session *s, const bench_arm *arm, const tune_args 
         p->vs_best[d] = paired_ratio(p->us[d], p->us[PAIR_BEST], p->rounds);
         p->vs_fixed[d] = paired_ratio(p->us[d], p->us[PAIR_FIXED], p->rounds);
     }
+    p->table_vs_auto = paired_ratio(p->us[PAIR_TABLE], p->us[PAIR_AUTO], p->rounds);
     if (r->best == fixed) p->aa = paired_ratio(p->us[PAIR_BEST], p->us[PAIR_FIXED], p->rounds);
     for (int k = 0; k < p->rounds; k++)
         if (p->us[PAIR_TABLE][k] > 0) {
@@ -381,8 +419,12 @@ static int write_table(const char *path, const tune_args *a, const bench_session
     bench_json_writer w; /* used as a string builder; written atomically like every results file */
     int rc;
     bjw_init(&w);
-    bjw_raw(&w, "# written by tetra tune (docs/tuning.md): per shape, the fastest configuration that uses\n"
-                  "# the kernel's own split rule (splits 0)\n");
+    if (a->exact)
+        bjw_raw(&w, "# written by tetra tune --exact (docs/tuning.md): per tuning shape, the fastest configuration\n"
+                      "# where a paired pass timed it under 0.98x AUTO's time; it serves that shape only\n");
+    else
+        bjw_raw(&w, "# written by tetra tune (docs/tuning.md): per shape, the fastest configuration that uses\n"
+                      "# the kernel's own split rule (splits 0)\n");
     bjw_raw(&w, "tetra-dispatch-table 1\n");
     bjw_rawf(&w, "device %s\n", s->info.name);
     bjw_rawf(&w, "sm %d%d\n", s->info.major, s->info.minor);
@@ -390,18 +432,67 @@ static int write_table(const char *path, const tune_args *a, const bench_session
     bjw_rawf(&w, "commit %s\n", commit);
     bjw_rawf(&w, "date %s\n", date);
     bjw_rawf(&w, "tuned-on %s%s%s\n", a->sets ? a->sets : "", a->sets && a->shape_list[0] ? "," : "", a->shape_list);
+    bjw_rawf(&w, "match %s\n", a->exact ? "exact" : "nearest");
     bjw_raw(&w, "# a m n k path tile_m splits us\n");
     for (int i = 0; i < n; i++) {
         const tune_row *r = &rows[i];
-        if (r->pick < 0) continue;
+        if (r->pick < 0 || (a->exact && !r->kept)) continue;
         if (r->shape.l != 1) continue; /* tables key on M, N, K; batched shapes are tuned but not written */
-        bjw_rawf(&w, "entry %s %lld %lld %lld %s %d %d %.2f\n", a->nvfp4 ? "nvfp4" : "bf16", (long long)r->shape.m,
+        bjw_rawf(&w, "entry %s%s %lld %lld %lld %s %d %d %.2f\n", a->nvfp4 ? "nvfp4" : "bf16",
+                 a->fragment ? ":frag" : "", (long long)r->shape.m,
                  (long long)r->shape.n, (long long)r->shape.k, tetra_dispatch_path_name(k_configs[r->pick].path),
                  k_configs[r->pick].tile_m, k_configs[r->pick].splits, r->us[r->pick]);
     }
     rc = w.failed || bench_write_atomic(path, w.buf, w.len) ? -1 : 0;
     bjw_free(&w);
     return rc;
+}
+
+/* The progress bar's label for one shape. */
+static const char *step_label(char *buf, size_t len, const char *what, const bench_shape *sh) {
+    snprintf(buf, len, "%s %lldx%lldx%lldx%lld", what, (long long)sh->m, (long long)sh->n, (long long)sh->k,
+             (long long)sh->l);
+    return buf;
+}
+
+/* --exact: each candidate entry (r->pick) checked by the paired pass on its own shape, the
+ * candidates written as the table that the TABLE slot loads (exact: it serves that shape
+ * only), AUTO as before it, the best configuration and no fixed one; an entry is kept where
+ * the table's median per-round time is under EXACT_KEEP x AUTO's. -1 if the candidates
+ * cannot be written. */
+static int check_exact(bench_session *s, const bench_arm *arm, const tune_args *a, tune_row *rows, int n,
+                       const char *commit, const char *date) {
+    char b[64];
+    int cand = 0, kept = 0;
+    for (int i = 0; i < n; i++) {
+        rows[i].kept = rows[i].pick >= 0 && rows[i].shape.l == 1;
+        cand += rows[i].kept;
+    }
+    if (!cand) return 0;
+    if (write_table(a->out, a, s, rows, n, commit, date)) {
+        fprintf(stderr, "tetra tune: cannot write %s: %s\n", a->out, strerror(errno));
+        return -1;
+    }
+    printf("exact entries: %d candidates (under %.2fx AUTO in the sweep), paired %d rounds each "
+           "(table, AUTO, best), kept under %.2fx AUTO\n",
+           cand, EXACT_CANDIDATE, a->paired_rounds ? a->paired_rounds : 4, EXACT_KEEP);
+    for (int i = 0, done = 0; i < n; i++) {
+        tune_row *r = &rows[i];
+        tune_args pa = *a;
+        if (!r->kept) continue;
+        cli_progress(done++, cand, step_label(b, sizeof b, "exact", &r->shape));
+        if (!pa.paired_rounds) pa.paired_rounds = 4; /* the check is not optional */
+        paired_pass(s, arm, &pa, r, -1);
+        r->kept = r->paired.table_vs_auto < EXACT_KEEP;
+        kept += r->kept;
+        printf("  exact   %6lldx%6lldx%6lld  %-14s table %10.2f us  AUTO %10.2f us  x%.3f  spread x%.3f  %s\n",
+               (long long)r->shape.m, (long long)r->shape.n, (long long)r->shape.k, config_name(r->pick, b, sizeof b),
+               r->paired.median_us[PAIR_TABLE], r->paired.median_us[PAIR_AUTO], r->paired.table_vs_auto,
+               r->paired.spread, r->kept ? "kept" : "dropped");
+    }
+    cli_progress(cand, cand, "");
+    printf("exact entries kept: %d of %d\n", kept, cand);
+    return 0;
 }
 
 /* A dispatcher's score on the held-out shapes: with the new table (who == PAIR_TABLE) or
@@ -473,6 +564,7 @@ static void json_paired(bench_json_writer *w, const tune_paired *p) {
     bjw_num(w, "table_vs_fixed", p->vs_fixed[PAIR_TABLE]);
     bjw_num(w, "auto_vs_best", p->vs_best[PAIR_AUTO]);
     bjw_num(w, "auto_vs_fixed", p->vs_fixed[PAIR_AUTO]);
+    bjw_num(w, "table_vs_auto", p->table_vs_auto);
     bjw_num(w, "aa_best_vs_fixed", p->aa);
     bjw_num(w, "table_spread", p->spread);
     bjw_obj_end(w);
@@ -499,6 +591,7 @@ static void json_rows(bench_json_writer *w, const char *key, const tune_row *row
         bjw_num(w, "best_us", r->best >= 0 ? r->us[r->best] : NAN);
         bjw_str(w, "pick", config_name(r->pick, b, sizeof b));
         bjw_num(w, "pick_us", r->pick >= 0 ? r->us[r->pick] : NAN);
+        bjw_bool(w, "kept", r->kept);
         bjw_num(w, "auto_us", r->auto_us);
         bjw_bool(w, "auto_cluster_k", r->ck[NCONF]);
         bjw_num(w, "table_us", r->table_us);
@@ -509,13 +602,6 @@ static void json_rows(bench_json_writer *w, const char *key, const tune_row *row
         bjw_obj_end(w);
     }
     bjw_arr_end(w);
-}
-
-/* The progress bar's label for one shape. */
-static const char *step_label(char *buf, size_t len, const char *what, const bench_shape *sh) {
-    snprintf(buf, len, "%s %lldx%lldx%lldx%lld", what, (long long)sh->m, (long long)sh->n, (long long)sh->k,
-             (long long)sh->l);
-    return buf;
 }
 
 int cmd_tune(int argc, char **argv) {
@@ -562,7 +648,8 @@ int cmd_tune(int argc, char **argv) {
         fprintf(stderr, "tetra tune: %s\n", msg);
         goto usage_fail;
     }
-    arm = bench_arm_find(a.nvfp4 ? "tetra-gemm-w4a4" : "tetra-gemm");
+    arm = bench_arm_find(a.nvfp4 ? (a.fragment ? "tetra-gemm-w4a4-frag" : "tetra-gemm-w4a4")
+                                 : (a.fragment ? "tetra-gemm-frag" : "tetra-gemm"));
     if (bench_session_open(&s, 1, msg, sizeof msg) != BENCH_OK) {
         fprintf(stderr, "tetra tune: %s\n", msg);
         goto done;
@@ -590,6 +677,7 @@ int cmd_tune(int argc, char **argv) {
                tr[i].best >= 0 && tr[i].ck[tr[i].best] ? " cluster-K" : "", tr[i].auto_us,
                tr[i].ck[NCONF] ? " cluster-K" : "", tr[i].gate_msg);
     }
+    if (a.exact && !a.score_table && check_exact(&s, arm, &a, tr, train.n, commit, date)) goto close;
     if (a.score_table) {
         printf("scoring %s (no tuning sweep)\n", a.out);
     } else if (write_table(a.out, &a, &s, tr, train.n, commit, date)) {

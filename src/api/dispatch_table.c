@@ -61,6 +61,17 @@ static int parse_entry(char *rest, tetra_dispatch_entry *e, char *why, size_t le
         while (*c && *c != ' ' && *c != '\t') c++;
     }
     if (nf < 7 || nf > 8) return snprintf(why, len, "an entry has 7 or 8 fields: a m n k path tile_m splits [us]"), -1;
+    {
+        char *colon = strchr(f[0], ':');
+        e->fragment = 0;
+        if (colon) {
+            if (strcmp(colon + 1, "frag"))
+                return snprintf(why, len, "weight layout '%s' is not frag (a is bf16, fp16 or nvfp4, :frag optional)",
+                                colon + 1), -1;
+            *colon = 0;
+            e->fragment = 1;
+        }
+    }
     if (!strcmp(f[0], "bf16") || !strcmp(f[0], "fp16")) e->a_nvfp4 = 0;
     else if (!strcmp(f[0], "nvfp4")) e->a_nvfp4 = 1;
     else return snprintf(why, len, "activation kind '%s' is not bf16, fp16 or nvfp4", f[0]), -1;
@@ -127,6 +138,12 @@ int tetra_dispatch_parse(const char *text, tetra_dispatch_table *t, char *err, s
                 goto fail;
             }
             t->sm = (int)v;
+        } else if (!strcmp(key, "match")) {
+            if (strcmp(rest, "exact") && strcmp(rest, "nearest")) {
+                snprintf(err, errlen, "line %d: match '%s' is not exact or nearest", lineno, rest);
+                goto fail;
+            }
+            t->exact = !strcmp(rest, "exact");
         } else if (!strcmp(key, "driver") || !strcmp(key, "commit") || !strcmp(key, "date") ||
                    !strcmp(key, "tuned-on") || !strcmp(key, "held-out")) {
             /* provenance: kept in the file, not needed to dispatch */
@@ -193,11 +210,19 @@ int tetra_dispatch_load(const char *path, tetra_dispatch_table *t, char *err, si
     return rc;
 }
 
-const tetra_dispatch_entry *tetra_dispatch_lookup(const tetra_dispatch_table *t, int a_nvfp4, int64_t m,
-                                                  int64_t n, int64_t k) {
+const tetra_dispatch_entry *tetra_dispatch_lookup(const tetra_dispatch_table *t, int a_nvfp4, int fragment,
+                                                  int64_t m, int64_t n, int64_t k) {
     const tetra_dispatch_entry *best = NULL;
     double best_d = INFINITY, lm, ln, lk;
     if (!t || !t->n) return NULL;
+    fragment = !!fragment;
+    if (t->exact) {
+        for (int i = 0; i < t->n; i++) {
+            const tetra_dispatch_entry *e = &t->e[i];
+            if (e->a_nvfp4 == a_nvfp4 && e->fragment == fragment && e->m == m && e->n == n && e->k == k) return e;
+        }
+        return NULL;
+    }
     /* runs on every AUTO tetra_gemm call: three log2 here, none per entry */
     lm = log2((double)m);
     ln = log2((double)n);
@@ -206,6 +231,7 @@ const tetra_dispatch_entry *tetra_dispatch_lookup(const tetra_dispatch_table *t,
         const tetra_dispatch_entry *e = &t->e[i];
         double d;
         if (e->a_nvfp4 != a_nvfp4) continue;
+        if (e->fragment != fragment) continue;
         /* the GEMV takes M <= 16 only: never send a larger M there by proximity */
         if (e->path == TETRA_PATH_GEMV && m > 16) continue;
         d = 2.0 * fabs(lm - e->lm) + fabs(ln - e->ln) + fabs(lk - e->lk);

@@ -5,7 +5,8 @@
  * of A), the portable mma.sync GEMM elsewhere.
  * Batch-invariant products skip the GEMV (its use depends on M) and the launchers then
  * choose a configuration without split-K. Where the context has a dispatch table (tetra
- * tune; docs/tuning.md), its nearest entry's path and configuration are tried first, and
+ * tune; docs/tuning.md), the entry it serves (the nearest, or in an exact table the problem's
+ * own shape) has its path and configuration tried first, and
  * the heuristics take over if that path refuses the problem. A launcher that cannot take
  * a problem returns TETRA_ERR_UNSUPPORTED and the next one is tried; the reference kernel
  * takes everything, so AUTO never fails for a valid problem. Prepared (interleaved) weights
@@ -109,6 +110,30 @@ static tetra_status launch_gemv(const tetra_gemm_problem *p) {
 /* both Hopper kernel families read 16-bit activations */
 static tetra_status launch_wgmma(const tetra_gemm_problem *p) { return launch_staged(p, tetra_launch_gemm_wgmma); }
 static tetra_status launch_wgmma_t(const tetra_gemm_problem *p) { return launch_staged(p, tetra_launch_gemm_wgmma_t); }
+
+/* AUTO with a dispatch table (not batch-invariant): the entry that serves the problem
+ * (dispatch_table.h; fragment: b is fragment-ordered, il: interleaved, which takes a GEMV
+ * entry's split count only) run as a pin. 1 with its status in *st where it ran or failed
+ * otherwise than by refusing; 0 where no entry serves or its path refused (p unchanged). */
+static int try_table(tetra_gemm_problem *p, const tetra_matrix *a, int il, int fragment, tetra_status *st) {
+    const tetra_dispatch_entry *e;
+    if (!p->ctx->dispatch || p->batch_invariant) return 0;
+    e = tetra_dispatch_lookup(p->ctx->dispatch, a->dtype == TETRA_DTYPE_NVFP4, fragment, p->m, p->n, p->k);
+    if (!e || (il && e->path != TETRA_PATH_GEMV)) return 0;
+    /* fragment-ordered weights: the GEMV and the wgmma-T GEMM read them (tetra_gemm) */
+    if (fragment && e->path != TETRA_PATH_GEMV && e->path != TETRA_PATH_WGMMA_T) return 0;
+    p->tile_m = e->tile_m;
+    p->splits = e->splits;
+    *st = e->path == TETRA_PATH_GEMV         ? launch_gemv(p)
+          : e->path == TETRA_PATH_MMA_SYNC   ? tetra_launch_gemm_mma(p)
+          : e->path == TETRA_PATH_WGMMA      ? launch_wgmma(p)
+          : e->path == TETRA_PATH_WGMMA_T    ? launch_wgmma_t(p)
+                                             : TETRA_ERR_UNSUPPORTED;
+    p->tile_m = p->splits = 0;
+    if (*st != TETRA_ERR_UNSUPPORTED) return 1;
+    tetra_clear_error();
+    return 0;
+}
 
 static tetra_status check_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_matrix *b,
                                const tetra_matrix *d, const tetra_gemm_options *o) {
@@ -227,6 +252,7 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
         }
         if (o.path == TETRA_PATH_GEMV) return launch_gemv(&p);
         if (o.path == TETRA_PATH_WGMMA_T) return launch_wgmma_t(&p);
+        if (try_table(&p, a, 0, 1, &st)) return st;
         /* the GEMV where it can take the problem (checked here as far as known, so that a
          * W4A4 problem it would refuse is not staged twice); it refuses the rest */
         if (!p.batch_invariant && p.m <= (ctx->sm_major == 9 ? tetra_gemv_frag_max_m_sm90() : 16) &&
@@ -263,21 +289,7 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
     case TETRA_PATH_SKINNY: return tetra_launch_gemm_skinny(&p);
     default: break;
     }
-    if (ctx->dispatch && !p.batch_invariant) {
-        const tetra_dispatch_entry *e =
-            tetra_dispatch_lookup(ctx->dispatch, a->dtype == TETRA_DTYPE_NVFP4, p.m, p.n, p.k);
-        if (e && (!il || e->path == TETRA_PATH_GEMV)) { /* interleaved: a GEMV entry's split count only */
-            p.tile_m = e->tile_m;
-            p.splits = e->splits;
-            st = e->path == TETRA_PATH_GEMV          ? launch_gemv(&p)
-                 : e->path == TETRA_PATH_MMA_SYNC    ? tetra_launch_gemm_mma(&p)
-                 : e->path == TETRA_PATH_WGMMA       ? launch_wgmma(&p)
-                 : e->path == TETRA_PATH_WGMMA_T     ? launch_wgmma_t(&p)
-                                                     : TETRA_ERR_UNSUPPORTED;
-            if (st != TETRA_ERR_UNSUPPORTED) return st;
-            p.tile_m = p.splits = 0;
-        }
-    }
+    if (try_table(&p, a, il, 0, &st)) return st;
     /* the GEMV/GEMM switch at M = 16 depends on M, so batch-invariant products skip the GEMV */
     if (p.m <= 16 && !p.batch_invariant) {
         st = launch_gemv(&p);
