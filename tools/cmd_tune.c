@@ -464,6 +464,8 @@ static int check_exact(bench_session *s, const bench_arm *arm, const tune_args *
                        const char *commit, const char *date) {
     char b[64];
     int cand = 0, kept = 0;
+    tune_args pa = *a;
+    if (!pa.paired_rounds) pa.paired_rounds = 4; /* the check is not optional */
     for (int i = 0; i < n; i++) {
         rows[i].kept = rows[i].pick >= 0 && rows[i].shape.l == 1;
         cand += rows[i].kept;
@@ -475,13 +477,11 @@ static int check_exact(bench_session *s, const bench_arm *arm, const tune_args *
     }
     printf("exact entries: %d candidates (under %.2fx AUTO in the sweep), paired %d rounds each "
            "(table, AUTO, best), kept under %.2fx AUTO\n",
-           cand, EXACT_CANDIDATE, a->paired_rounds ? a->paired_rounds : 4, EXACT_KEEP);
+           cand, EXACT_CANDIDATE, pa.paired_rounds, EXACT_KEEP);
     for (int i = 0, done = 0; i < n; i++) {
         tune_row *r = &rows[i];
-        tune_args pa = *a;
         if (!r->kept) continue;
         cli_progress(done++, cand, step_label(b, sizeof b, "exact", &r->shape));
-        if (!pa.paired_rounds) pa.paired_rounds = 4; /* the check is not optional */
         paired_pass(s, arm, &pa, r, -1);
         r->kept = r->paired.table_vs_auto < EXACT_KEEP;
         kept += r->kept;

@@ -111,6 +111,11 @@ static tetra_status launch_gemv(const tetra_gemm_problem *p) {
 static tetra_status launch_wgmma(const tetra_gemm_problem *p) { return launch_staged(p, tetra_launch_gemm_wgmma); }
 static tetra_status launch_wgmma_t(const tetra_gemm_problem *p) { return launch_staged(p, tetra_launch_gemm_wgmma_t); }
 
+/* The kernel paths that read fragment-ordered weights (TETRA_SCALE_FRAGMENT_128X64). */
+static int reads_fragment(tetra_gemm_path path) {
+    return path == TETRA_PATH_GEMV || path == TETRA_PATH_WGMMA_T || path == TETRA_PATH_REFERENCE;
+}
+
 /* AUTO with a dispatch table (not batch-invariant): the entry that serves the problem
  * (dispatch_table.h; fragment: b is fragment-ordered, il: interleaved, which takes a GEMV
  * entry's split count only) run as a pin. 1 with its status in *st where it ran or failed
@@ -120,8 +125,7 @@ static int try_table(tetra_gemm_problem *p, const tetra_matrix *a, int il, int f
     if (!p->ctx->dispatch || p->batch_invariant) return 0;
     e = tetra_dispatch_lookup(p->ctx->dispatch, a->dtype == TETRA_DTYPE_NVFP4, fragment, p->m, p->n, p->k);
     if (!e || (il && e->path != TETRA_PATH_GEMV)) return 0;
-    /* fragment-ordered weights: the GEMV and the wgmma-T GEMM read them (tetra_gemm) */
-    if (fragment && e->path != TETRA_PATH_GEMV && e->path != TETRA_PATH_WGMMA_T) return 0;
+    if (fragment && !reads_fragment(e->path)) return 0;
     p->tile_m = e->tile_m;
     p->splits = e->splits;
     *st = e->path == TETRA_PATH_GEMV         ? launch_gemv(p)
@@ -238,8 +242,7 @@ tetra_status tetra_gemm(tetra_context *ctx, const tetra_matrix *a, const tetra_m
      * on M): the wgmma-T GEMM at 256 tokens per CTA without split-K (choose_config_t), else
      * the reference kernel. */
     if (b->scale_layout == TETRA_SCALE_FRAGMENT_128X64) {
-        if (o.path != TETRA_PATH_AUTO && o.path != TETRA_PATH_WGMMA_T && o.path != TETRA_PATH_GEMV &&
-            o.path != TETRA_PATH_REFERENCE)
+        if (o.path != TETRA_PATH_AUTO && !reads_fragment(o.path))
             return tetra_fail(TETRA_ERR_UNSUPPORTED,
                               "b: TETRA_SCALE_FRAGMENT_128X64 weights are read by the GEMV path (M <= 16, BF16 a "
                               "or W4A4, K %% 128 == 0), the WGMMA_T path (sm_90a) and the reference path only; "
